@@ -1,0 +1,578 @@
+// Lossless JSON for the capture format.
+//
+// NeMo Gym parses payloads with Python's `json` (permissive: NaN/Infinity, any-size ints, BOM and UTF-16/32
+// detection) and writes lines with orjson (compact, raw non-ASCII, `1.0` stays `1.0`). Readers parse lines
+// with orjson (strict). JavaScript's JSON.parse/stringify lose the int/float distinction, so values here are:
+//   - a JS `number` that is an integer      -> a Python int
+//   - a JS `number` that is not an integer  -> a Python float
+//   - a `JsonFloat`                         -> a Python float whose value is integral, -0.0, NaN or ±Infinity
+//   - a `bigint`                            -> a Python int outside the safe-integer range
+// Objects are plain objects created without prototype pollution (`__proto__` is an own key). When an object
+// holds array-index-like keys (which JS would enumerate first), its insertion order is kept under KEY_ORDER.
+import { isUtf8 } from 'node:buffer';
+
+export class JsonFloat {
+  constructor(readonly value: number) {}
+  valueOf(): number {
+    return this.value;
+  }
+}
+
+export type JsonValue = null | boolean | number | bigint | string | JsonFloat | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export const KEY_ORDER = Symbol.for('callscope.json.keyOrder');
+
+export class JsonSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
+    super(`${message} at byte ${position}`);
+    this.name = 'JsonSyntaxError';
+  }
+}
+
+export class JsonSerializeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JsonSerializeError';
+  }
+}
+
+export type ParseMode = 'python' | 'orjson';
+
+const U64_MAX = 18446744073709551615n;
+const I64_MIN = -9223372036854775808n;
+// Python's json recursion guard and orjson's parse depth; both refuse deeper documents.
+const PARSE_DEPTH_LIMIT = { python: 990, orjson: 1024 } as const;
+// orjson.dumps raises "Recursion limit reached" past this many nested containers.
+const SERIALIZE_DEPTH_LIMIT = 255;
+
+const enum C {
+  Tab = 9,
+  Lf = 10,
+  Cr = 13,
+  Space = 32,
+  Quote = 34,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Zero = 48,
+  Nine = 57,
+  Colon = 58,
+  UpperE = 69,
+  LowerE = 101,
+  LBracket = 91,
+  Backslash = 92,
+  RBracket = 93,
+  LBrace = 123,
+  RBrace = 125,
+}
+
+function isArrayIndexKey(key: string): boolean {
+  const c = key.charCodeAt(0);
+  if (c < C.Zero || c > C.Nine) return false;
+  if (key.length > 1 && c === C.Zero) return false;
+  for (let i = 1; i < key.length; i++) {
+    const d = key.charCodeAt(i);
+    if (d < C.Zero || d > C.Nine) return false;
+  }
+  return key.length < 10 || Number(key) < 4294967295;
+}
+
+/** Sets a key on an object the way a Python dict assignment would (order of first insertion kept). */
+export function setKey(obj: JsonObject, key: string, value: JsonValue): void {
+  const ordered = (obj as Record<symbol, string[] | undefined>)[KEY_ORDER];
+  const isNew = !Object.prototype.hasOwnProperty.call(obj, key);
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+  if (!isNew) return;
+  if (ordered) ordered.push(key);
+  else if (isArrayIndexKey(key)) {
+    const keys = Object.keys(obj).filter((k) => k !== key);
+    // Object.keys already lists index keys first, so rebuild from the previous non-index order: before this
+    // insertion no index key existed, so the previous order is exactly Object.keys minus the new key.
+    keys.push(key);
+    Object.defineProperty(obj, KEY_ORDER, { value: keys, enumerable: false, writable: true });
+  }
+}
+
+/** The keys of an object in insertion order (Python dict order). */
+export function keysOf(obj: JsonObject): string[] {
+  const ordered = (obj as Record<symbol, string[] | undefined>)[KEY_ORDER];
+  if (!ordered) return Object.keys(obj);
+  const present = ordered.filter((k) => Object.prototype.hasOwnProperty.call(obj, k));
+  if (present.length === Object.keys(obj).length) return present;
+  const seen = new Set(present);
+  for (const k of Object.keys(obj)) if (!seen.has(k)) present.push(k);
+  return present;
+}
+
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonFloat);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parsing
+
+class Parser {
+  private i = 0;
+  private depth = 0;
+  private readonly depthLimit: number;
+
+  constructor(
+    private readonly b: Uint8Array,
+    private readonly mode: ParseMode,
+  ) {
+    this.depthLimit = PARSE_DEPTH_LIMIT[mode];
+  }
+
+  parseDocument(): JsonValue {
+    this.ws();
+    const v = this.value();
+    this.ws();
+    if (this.i !== this.b.length) this.fail('Extra data');
+    return v;
+  }
+
+  private fail(message: string): never {
+    throw new JsonSyntaxError(message, this.i);
+  }
+
+  private ws(): void {
+    const b = this.b;
+    let i = this.i;
+    while (i < b.length) {
+      const c = b[i];
+      if (c === C.Space || c === C.Lf || c === C.Cr || c === C.Tab) i++;
+      else break;
+    }
+    this.i = i;
+  }
+
+  private value(): JsonValue {
+    const b = this.b;
+    if (this.i >= b.length) this.fail('Expecting value');
+    const c = b[this.i];
+    switch (c) {
+      case C.LBrace:
+        return this.object();
+      case C.LBracket:
+        return this.array();
+      case C.Quote:
+        return this.string();
+      case 116: // t
+        return this.literal('true', true);
+      case 102: // f
+        return this.literal('false', false);
+      case 110: // n
+        return this.literal('null', null);
+      case 78: // N
+        if (this.mode === 'python') return this.literal('NaN', new JsonFloat(NaN));
+        return this.fail('Expecting value');
+      case 73: // I
+        if (this.mode === 'python') return this.literal('Infinity', new JsonFloat(Infinity));
+        return this.fail('Expecting value');
+      default:
+        if (c === C.Minus || (c >= C.Zero && c <= C.Nine)) return this.number();
+        return this.fail('Expecting value');
+    }
+  }
+
+  private literal<T extends JsonValue>(word: string, v: T): T {
+    const b = this.b;
+    for (let k = 0; k < word.length; k++) {
+      if (b[this.i + k] !== word.charCodeAt(k)) this.fail('Expecting value');
+    }
+    this.i += word.length;
+    return v;
+  }
+
+  private enter(): void {
+    if (++this.depth > this.depthLimit) this.fail('Maximum nesting depth exceeded');
+  }
+
+  private object(): JsonObject {
+    this.enter();
+    const b = this.b;
+    const obj: JsonObject = {};
+    this.i++;
+    this.ws();
+    if (b[this.i] === C.RBrace) {
+      this.i++;
+      this.depth--;
+      return obj;
+    }
+    for (;;) {
+      if (b[this.i] !== C.Quote) this.fail('Expecting property name enclosed in double quotes');
+      const key = this.string();
+      this.ws();
+      if (b[this.i] !== C.Colon) this.fail("Expecting ':' delimiter");
+      this.i++;
+      this.ws();
+      setKey(obj, key, this.value());
+      this.ws();
+      const c = b[this.i];
+      if (c === C.Comma) {
+        this.i++;
+        this.ws();
+        continue;
+      }
+      if (c === C.RBrace) {
+        this.i++;
+        this.depth--;
+        return obj;
+      }
+      this.fail("Expecting ',' delimiter");
+    }
+  }
+
+  private array(): JsonValue[] {
+    this.enter();
+    const b = this.b;
+    const arr: JsonValue[] = [];
+    this.i++;
+    this.ws();
+    if (b[this.i] === C.RBracket) {
+      this.i++;
+      this.depth--;
+      return arr;
+    }
+    for (;;) {
+      arr.push(this.value());
+      this.ws();
+      const c = b[this.i];
+      if (c === C.Comma) {
+        this.i++;
+        this.ws();
+        continue;
+      }
+      if (c === C.RBracket) {
+        this.i++;
+        this.depth--;
+        return arr;
+      }
+      this.fail("Expecting ',' delimiter");
+    }
+  }
+
+  private string(): string {
+    const b = this.b;
+    const start = ++this.i;
+    let i = start;
+    // Fast path: no escapes.
+    while (i < b.length) {
+      const c = b[i];
+      if (c === C.Quote) {
+        this.i = i + 1;
+        return decodeUtf8(b, start, i);
+      }
+      if (c === C.Backslash) break;
+      if (c < 0x20) {
+        this.i = i;
+        this.fail('Invalid control character');
+      }
+      i++;
+    }
+    if (i >= b.length) {
+      this.i = start - 1;
+      this.fail('Unterminated string');
+    }
+    // Slow path: find the closing quote, then let the engine unescape (the escape grammar is identical).
+    let j = i;
+    while (j < b.length) {
+      const c = b[j];
+      if (c === C.Backslash) {
+        j += 2;
+        continue;
+      }
+      if (c === C.Quote) break;
+      if (c < 0x20) {
+        this.i = j;
+        this.fail('Invalid control character');
+      }
+      j++;
+    }
+    if (j >= b.length) {
+      this.i = start - 1;
+      this.fail('Unterminated string');
+    }
+    const raw = decodeUtf8(b, start - 1, j + 1);
+    let s: string;
+    try {
+      s = JSON.parse(raw) as string;
+    } catch {
+      this.i = start;
+      this.fail('Invalid \\escape');
+    }
+    if (this.mode === 'orjson' && !s.isWellFormed()) {
+      this.i = start;
+      this.fail('Invalid surrogate escape');
+    }
+    this.i = j + 1;
+    return s;
+  }
+
+  private number(): JsonValue {
+    const b = this.b;
+    const start = this.i;
+    let i = start;
+    if (b[i] === C.Minus) {
+      i++;
+      if (this.mode === 'python' && b[i] === 73) {
+        this.i = i;
+        this.literal('Infinity', null);
+        return new JsonFloat(-Infinity);
+      }
+    }
+    if (b[i] === C.Zero) i++;
+    else if (b[i] >= 49 && b[i] <= C.Nine) while (b[i] >= C.Zero && b[i] <= C.Nine) i++;
+    else {
+      this.i = start;
+      this.fail('Expecting value');
+    }
+    let isFloat = false;
+    if (b[i] === C.Dot && b[i + 1] >= C.Zero && b[i + 1] <= C.Nine) {
+      isFloat = true;
+      i += 2;
+      while (b[i] >= C.Zero && b[i] <= C.Nine) i++;
+    }
+    if (b[i] === C.LowerE || b[i] === C.UpperE) {
+      let k = i + 1;
+      if (b[k] === C.Plus || b[k] === C.Minus) k++;
+      if (b[k] >= C.Zero && b[k] <= C.Nine) {
+        isFloat = true;
+        i = k;
+        while (b[i] >= C.Zero && b[i] <= C.Nine) i++;
+      }
+    }
+    this.i = i;
+    const text = asciiSlice(b, start, i);
+    if (isFloat) return pyFloat(Number(text));
+    if (i - start < 16) {
+      const n = Number(text);
+      return n === 0 ? 0 : n; // Python int("-0") is 0
+    }
+    const big = BigInt(text);
+    if (big >= -9007199254740991n && big <= 9007199254740991n) return Number(big);
+    if (this.mode === 'orjson' && (big > U64_MAX || big < I64_MIN)) return pyFloat(Number(text));
+    return big;
+  }
+}
+
+
+function asciiSlice(b: Uint8Array, start: number, end: number): string {
+  let s = '';
+  for (let k = start; k < end; k++) s += String.fromCharCode(b[k]);
+  return s;
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+function decodeUtf8(b: Uint8Array, start: number, end: number): string {
+  if (Buffer.isBuffer(b)) return b.toString('utf8', start, end);
+  return utf8.decode(b.subarray(start, end));
+}
+
+/**
+ * orjson.loads: strict JSON on UTF-8 bytes (no NaN/Infinity, no BOM, invalid UTF-8 rejected).
+ * Throws JsonSyntaxError.
+ */
+export function parseStrict(input: Uint8Array | string): JsonValue {
+  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+  if (!isUtf8(bytes)) throw new JsonSyntaxError('Invalid UTF-8', 0);
+  return new Parser(bytes, 'orjson').parseDocument();
+}
+
+/**
+ * Python's `json.loads` applied to bytes: encoding detection (UTF-8 with or without BOM, UTF-16/32),
+ * NaN/Infinity literals, integers of any size, last duplicate key wins. Throws JsonSyntaxError.
+ */
+export function parsePython(input: Uint8Array | string): JsonValue {
+  let bytes: Uint8Array;
+  if (typeof input === 'string') {
+    if (input.charCodeAt(0) === 0xfeff) throw new JsonSyntaxError('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);
+    bytes = Buffer.from(input, 'utf8');
+  } else {
+    bytes = decodeForPython(input);
+  }
+  return new Parser(bytes, 'python').parseDocument();
+}
+
+function decodeForPython(b: Uint8Array): Uint8Array {
+  const encoding = detectEncoding(b);
+  if (encoding === 'utf-8' || encoding === 'utf-8-sig') {
+    const body = encoding === 'utf-8-sig' ? b.subarray(3) : b;
+    if (!isUtf8(body)) throw new JsonSyntaxError('Invalid UTF-8', 0);
+    return body;
+  }
+  let text: string;
+  try {
+    text = decodeWide(b, encoding);
+  } catch {
+    throw new JsonSyntaxError(`Invalid ${encoding}`, 0);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return Buffer.from(text, 'utf8');
+}
+
+type PyEncoding = 'utf-8' | 'utf-8-sig' | 'utf-16' | 'utf-16-le' | 'utf-16-be' | 'utf-32' | 'utf-32-le' | 'utf-32-be';
+
+/** json.detect_encoding from CPython. */
+export function detectEncoding(b: Uint8Array): PyEncoding {
+  const startsWith = (...sig: number[]) => sig.every((x, k) => b[k] === x);
+  if (startsWith(0x00, 0x00, 0xfe, 0xff) || startsWith(0xff, 0xfe, 0x00, 0x00)) return 'utf-32';
+  if (startsWith(0xfe, 0xff) || startsWith(0xff, 0xfe)) return 'utf-16';
+  if (startsWith(0xef, 0xbb, 0xbf)) return 'utf-8-sig';
+  if (b.length >= 4) {
+    if (!b[0]) return b[1] ? 'utf-16-be' : 'utf-32-be';
+    if (!b[1]) return b[2] || b[3] ? 'utf-16-le' : 'utf-32-le';
+  } else if (b.length === 2) {
+    if (!b[0]) return 'utf-16-be';
+    if (!b[1]) return 'utf-16-le';
+  }
+  return 'utf-8';
+}
+
+function decodeWide(b: Uint8Array, encoding: PyEncoding): string {
+  if (encoding === 'utf-16' || encoding === 'utf-16-le' || encoding === 'utf-16-be') {
+    let le = encoding !== 'utf-16-be';
+    let body = b;
+    if (encoding === 'utf-16') {
+      le = b[0] === 0xff;
+      body = b.subarray(2);
+    }
+    if (body.length % 2) throw new Error('truncated');
+    return new TextDecoder(le ? 'utf-16le' : 'utf-16be', { fatal: true }).decode(body);
+  }
+  let le = encoding === 'utf-32-le';
+  let body = b;
+  if (encoding === 'utf-32') {
+    le = b[0] === 0xff;
+    body = b.subarray(4);
+  }
+  if (body.length % 4) throw new Error('truncated');
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  let s = '';
+  for (let k = 0; k < body.length; k += 4) {
+    const cp = view.getUint32(k, le);
+    if (cp > 0x10ffff) throw new Error('code point out of range');
+    s += String.fromCodePoint(cp);
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Serialization (orjson.dumps)
+
+/** orjson's float formatting: shortest round-trip digits laid out as the ryu crate's `format64` does. */
+export function formatFloat(n: number): string {
+  if (!Number.isFinite(n)) return 'null';
+  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
+  const exp = n.toExponential(); // shortest round-trip digits, e.g. "-1.2345e+16"
+  const negative = exp.charCodeAt(0) === C.Minus;
+  const ePos = exp.indexOf('e');
+  const mantissa = exp.slice(negative ? 1 : 0, ePos);
+  const digits = mantissa.length > 1 ? mantissa[0] + mantissa.slice(2) : mantissa;
+  const length = digits.length;
+  const kk = Number(exp.slice(ePos + 1)) + 1; // decimal point position: 10^(kk-1) <= |n| < 10^kk
+  const k = kk - length;
+  let out: string;
+  if (k >= 0 && kk <= 16) out = digits + '0'.repeat(k) + '.0';
+  else if (kk > 0 && kk <= 16) out = digits.slice(0, kk) + '.' + digits.slice(kk);
+  else if (kk > -5 && kk <= 0) out = '0.' + '0'.repeat(-kk) + digits;
+  else if (length === 1) out = digits + 'e' + (kk - 1);
+  else out = digits[0] + '.' + digits.slice(1) + 'e' + (kk - 1);
+  return negative ? '-' + out : out;
+}
+
+function formatInt(n: number | bigint): string {
+  if (typeof n === 'number' && Number.isSafeInteger(n)) return String(n);
+  const big = BigInt(n);
+  if (big > U64_MAX || big < I64_MIN) throw new JsonSerializeError('Integer exceeds 64-bit range');
+  return big.toString();
+}
+
+function writeValue(v: JsonValue | undefined, out: string[], depth: number): void {
+  if (v === null || v === undefined) {
+    out.push('null');
+    return;
+  }
+  switch (typeof v) {
+    case 'string':
+      if (!v.isWellFormed()) throw new JsonSerializeError('str is not valid UTF-8: surrogates not allowed');
+      out.push(JSON.stringify(v));
+      return;
+    case 'number':
+      out.push(Number.isInteger(v) && !Object.is(v, -0) ? formatInt(v) : formatFloat(v));
+      return;
+    case 'bigint':
+      out.push(formatInt(v));
+      return;
+    case 'boolean':
+      out.push(v ? 'true' : 'false');
+      return;
+  }
+  if (v instanceof JsonFloat) {
+    out.push(formatFloat(v.value));
+    return;
+  }
+  if (depth >= SERIALIZE_DEPTH_LIMIT) throw new JsonSerializeError('Recursion limit reached');
+  if (Array.isArray(v)) {
+    out.push('[');
+    for (let k = 0; k < v.length; k++) {
+      if (k) out.push(',');
+      writeValue(v[k], out, depth + 1);
+    }
+    out.push(']');
+    return;
+  }
+  out.push('{');
+  let first = true;
+  for (const key of keysOf(v)) {
+    const item = v[key];
+    if (item === undefined) continue;
+    if (!first) out.push(',');
+    first = false;
+    if (!key.isWellFormed()) throw new JsonSerializeError('str is not valid UTF-8: surrogates not allowed');
+    out.push(JSON.stringify(key), ':');
+    writeValue(item, out, depth + 1);
+  }
+  out.push('}');
+}
+
+/** orjson.dumps as text: compact, raw non-ASCII, NaN/Infinity as null. Throws JsonSerializeError. */
+export function serialize(v: JsonValue): string {
+  const out: string[] = [];
+  writeValue(v, out, 0);
+  return out.join('');
+}
+
+/** A Python float with the value of a JS number (whole values keep their `.0`). */
+export function pyFloat(n: number): number | JsonFloat {
+  return Number.isInteger(n) || !Number.isFinite(n) || Object.is(n, -0) ? new JsonFloat(n) : n;
+}
+
+/** The numeric value of an int or float, or null for anything else. */
+export function numericValue(v: JsonValue | undefined): number | null {
+  if (typeof v === 'number') return v;
+  if (v instanceof JsonFloat) return v.value;
+  if (typeof v === 'bigint') return Number(v);
+  return null;
+}
+
+/** Python truthiness of a JSON value. */
+export function truthy(v: JsonValue | undefined): boolean {
+  if (v === null || v === undefined || v === false || v === 0 || v === '' || v === 0n) return false;
+  if (v instanceof JsonFloat) return v.value !== 0; // NaN is truthy in Python
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return keysOf(v).length > 0;
+  return true;
+}

@@ -1,0 +1,2 @@
+// Stands in for the 'server-only' guard when lib modules are imported by vitest (a Node process).
+export {};

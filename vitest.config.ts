@@ -1,0 +1,14 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: { alias: { '@': import.meta.dirname } },
+  test: {
+    include: ['tests/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 600_000,
+    // server-only throws outside a React server environment; tests import the real modules.
+    alias: { 'server-only': path.resolve(import.meta.dirname, 'tests/support/server-only.ts') },
+  },
+});
