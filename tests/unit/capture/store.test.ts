@@ -74,6 +74,47 @@ describe('§3.6 tolerant reader', () => {
     expect(await readCaptureFile(path.join(dir, 'none.capture.jsonl'))).toEqual({ records: [], unreadable: 0, problems: [] });
   });
 
+  it('property: random damaged lines and tails are counted, never dropped, and never shift other indices', async () => {
+    type Kind = 'good' | 'blank' | 'junk' | 'array' | 'underivable';
+    const kinds = fc.array(fc.constantFrom<Kind>('good', 'blank', 'junk', 'array', 'underivable'), { maxLength: 15 });
+    const junk = fc.string({ maxLength: 20 }).filter((t) => {
+      try {
+        JSON.parse(t);
+        return false;
+      } catch {
+        return t.trim().length > 0 && !t.includes('\n');
+      }
+    });
+    await fc.assert(
+      fc.asyncProperty(kinds, junk, fc.boolean(), async (ks, junkText, tornTail) => {
+        const text: Record<Kind, (i: number) => string> = {
+          good: (i) => serialize(makeExchange({ model_call_id: `c${i}` })),
+          blank: () => ' \t',
+          junk: () => junkText,
+          array: () => '[1,2]',
+          underivable: () => serialize(makeExchange({ dialect: 5 })),
+        };
+        const body = ks.map((k, i) => text[k](i)).join('\n') + (ks.length ? '\n' : '') + (tornTail ? '{"model_call_id":"c' : '');
+        const file = path.join(dir, 'd.capture.jsonl');
+        writeFileSync(file, body);
+        let index = 0;
+        const expected: [string, number][] = [];
+        let unreadable = tornTail ? 1 : 0;
+        ks.forEach((k, i) => {
+          if (k === 'blank') return;
+          if (k === 'good') expected.push([`c${i}`, index]);
+          else unreadable++;
+          index++;
+        });
+        const read = await readCaptureFile(file);
+        expect(read.records.map((r) => [r.model_call_id, r.call_index])).toEqual(expected);
+        expect(read.unreadable).toBe(unreadable);
+        expect(read.problems).toHaveLength(unreadable);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('property: line spans and outcomes do not depend on the read chunk size', async () => {
     const pieces = fc.array(
       fc.oneof(
