@@ -29,6 +29,15 @@ export interface CaptureEvidence {
   error?: Error;
 }
 
+/** §5.1's gap rules for a capture that was found (file or marker) and read without raising. */
+export function captureGaps(unreadable: number, marker: boolean, validCalls: number): Gap[] {
+  const gaps: Gap[] = [];
+  if (unreadable > 0) gaps.push({ code: CAPTURE_GAP_CODES.recordsUnreadable, detail: `count=${unreadable}` });
+  if (marker) gaps.push({ code: CAPTURE_GAP_CODES.incomplete });
+  else if (validCalls === 0 && unreadable === 0) gaps.push({ code: CAPTURE_GAP_CODES.noRecords });
+  return gaps;
+}
+
 /** Reads one rollout's capture from the first dir holding its file or marker, and derives its gaps. */
 export async function collectCapture(captureDirs: string[], rolloutId: string, includePayloads: boolean): Promise<CaptureEvidence> {
   let captureDir: string | null = null;
@@ -43,10 +52,8 @@ export async function collectCapture(captureDirs: string[], rolloutId: string, i
   }
   try {
     const read = await readCaptureFile(capturePath(captureDir, rolloutId), { includePayloads });
-    const gaps: Gap[] = [];
-    if (read.unreadable > 0) gaps.push({ code: CAPTURE_GAP_CODES.recordsUnreadable, detail: `count=${read.unreadable}` });
-    if (await exists(incompletePath(captureDir, rolloutId))) gaps.push({ code: CAPTURE_GAP_CODES.incomplete });
-    else if (read.records.length === 0 && read.unreadable === 0) gaps.push({ code: CAPTURE_GAP_CODES.noRecords });
+    const marker = await exists(incompletePath(captureDir, rolloutId));
+    const gaps = captureGaps(read.unreadable, marker, read.records.length);
     return { captureDir, records: read.records, gaps, problems: read.problems };
   } catch (error) {
     return { captureDir, records: [], gaps: [{ code: CAPTURE_GAP_CODES.unreadable }], problems: [], error: error as Error };

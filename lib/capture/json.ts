@@ -44,6 +44,17 @@ export class JsonSerializeError extends Error {
 
 export type ParseMode = 'python' | 'orjson';
 
+export interface ValueSpan {
+  start: number;
+  end: number;
+}
+
+export interface ScanResult {
+  value: JsonValue;
+  /** Byte spans of the top-level values, relative to the start of the scanned bytes. */
+  spans: Record<string, ValueSpan>;
+}
+
 const U64_MAX = 18446744073709551615n;
 const I64_MIN = -9223372036854775808n;
 // Python's json recursion guard and orjson's parse depth; both refuse deeper documents.
@@ -140,6 +151,132 @@ class Parser {
     this.ws();
     if (this.i !== this.b.length) this.fail('Extra data');
     return v;
+  }
+
+  /**
+   * A top-level object whose values are parsed, except those under `shallow` keys: objects there are read one
+   * level deep (only the listed keys parsed, other values skipped), so a huge request is never materialized.
+   * Records each top-level value's byte span. Skipped values are checked structurally (brackets, strings).
+   */
+  scanDocument(shallow: Record<string, readonly string[]>): ScanResult {
+    const b = this.b;
+    const spans: Record<string, ValueSpan> = {};
+    this.ws();
+    if (b[this.i] !== C.LBrace) return { value: this.parseDocument(), spans };
+    const obj: JsonObject = {};
+    this.enter();
+    this.i++;
+    this.ws();
+    if (b[this.i] === C.RBrace) this.i++;
+    else
+      for (;;) {
+        if (b[this.i] !== C.Quote) this.fail('Expecting property name enclosed in double quotes');
+        const key = this.string();
+        this.ws();
+        if (b[this.i] !== C.Colon) this.fail("Expecting ':' delimiter");
+        this.i++;
+        this.ws();
+        const start = this.i;
+        const keep = Object.prototype.hasOwnProperty.call(shallow, key) ? shallow[key] : undefined;
+        setKey(obj, key, keep && b[this.i] === C.LBrace ? this.shallowObject(keep) : this.value());
+        spans[key] = { start, end: this.i };
+        this.ws();
+        const c = b[this.i];
+        if (c === C.Comma) {
+          this.i++;
+          this.ws();
+          continue;
+        }
+        if (c === C.RBrace) {
+          this.i++;
+          break;
+        }
+        this.fail("Expecting ',' delimiter");
+      }
+    this.depth--;
+    this.ws();
+    if (this.i !== b.length) this.fail('Extra data');
+    return { value: obj, spans };
+  }
+
+  private shallowObject(keep: readonly string[]): JsonObject {
+    const b = this.b;
+    const obj: JsonObject = {};
+    this.enter();
+    this.i++;
+    this.ws();
+    if (b[this.i] === C.RBrace) {
+      this.i++;
+      this.depth--;
+      return obj;
+    }
+    for (;;) {
+      if (b[this.i] !== C.Quote) this.fail('Expecting property name enclosed in double quotes');
+      const key = this.string();
+      this.ws();
+      if (b[this.i] !== C.Colon) this.fail("Expecting ':' delimiter");
+      this.i++;
+      this.ws();
+      if (keep.includes(key)) setKey(obj, key, this.value());
+      else this.skipValue();
+      this.ws();
+      const c = b[this.i];
+      if (c === C.Comma) {
+        this.i++;
+        this.ws();
+        continue;
+      }
+      if (c === C.RBrace) {
+        this.i++;
+        this.depth--;
+        return obj;
+      }
+      this.fail("Expecting ',' delimiter");
+    }
+  }
+
+  private skipString(): void {
+    const b = this.b as Buffer;
+    let j = this.i + 1;
+    for (;;) {
+      const q = b.indexOf(C.Quote, j);
+      if (q < 0) this.fail('Unterminated string');
+      let k = q - 1;
+      while (b[k] === C.Backslash) k--;
+      j = q + 1;
+      if ((q - 1 - k) % 2 === 0) break;
+    }
+    this.i = j;
+  }
+
+  private skipValue(): void {
+    const b = this.b;
+    const c = b[this.i];
+    if (c === C.Quote) return this.skipString();
+    if (c !== C.LBrace && c !== C.LBracket) {
+      this.value();
+      return;
+    }
+    const closers: number[] = [];
+    while (this.i < b.length) {
+      const d = b[this.i];
+      if (d === C.Quote) {
+        this.skipString();
+        continue;
+      }
+      if (d === C.LBrace || d === C.LBracket) {
+        if (closers.length + this.depth >= this.depthLimit) this.fail('Maximum nesting depth exceeded');
+        closers.push(d === C.LBrace ? C.RBrace : C.RBracket);
+      } else if (d === C.RBrace || d === C.RBracket) {
+        if (closers.pop() !== d) this.fail('Mismatched bracket');
+        if (closers.length === 0) {
+          this.i++;
+          return;
+        }
+      }
+      this.i++;
+    }
+    this.fail('Unterminated value');
   }
 
   private fail(message: string): never {
@@ -389,6 +526,15 @@ export function parseStrict(input: Uint8Array | string): JsonValue {
   const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
   if (!isUtf8(bytes)) throw new JsonSyntaxError('Invalid UTF-8', 0);
   return new Parser(bytes, 'orjson').parseDocument();
+}
+
+/**
+ * orjson.loads of one line, except that the values under `shallow` keys are read one level deep (see
+ * Parser.scanDocument). Used by the index, which must not materialize request bodies.
+ */
+export function scanStrict(input: Buffer, shallow: Record<string, readonly string[]>, mode: ParseMode = 'orjson'): ScanResult {
+  if (!isUtf8(input)) throw new JsonSyntaxError('Invalid UTF-8', 0);
+  return new Parser(input, mode).scanDocument(shallow);
 }
 
 /**

@@ -1,0 +1,185 @@
+// Read queries over the index: the rollouts list (sort, filters, search, keyset pages), run totals and the
+// cross-run comparison. Every sort key has an expression index (see schema.ts), so a page costs the same at
+// any depth.
+import type Database from 'better-sqlite3';
+import { SORT_COLUMNS, type SortKey } from './schema';
+
+export interface RolloutFilters {
+  q?: string;
+  model_server?: string;
+  dialect?: string;
+  error_category?: string;
+  gap?: string;
+  attempt?: number;
+  reward_min?: number;
+  reward_max?: number;
+  has_errors?: boolean;
+  failed?: boolean;
+}
+
+export interface RolloutPageQuery extends RolloutFilters {
+  sort: SortKey;
+  order: 'asc' | 'desc';
+  limit: number;
+  cursor?: string;
+}
+
+export class CursorError extends Error {}
+
+export const ROLLOUT_COLUMNS = `pk, key, rollout_id, line_no, reward, task_index, rollout_index, attempt, failure_class, agent, task, source,
+  num_calls, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_sum, latency_max, ttft_p50, errors, gaps,
+  gap_count, model_servers, dialects, error_categories, started_at, completed_at, marker, unreadable, mismatch, attached_calls, attached_tokens_total`;
+
+export interface RolloutRow {
+  pk: number;
+  key: string;
+  rollout_id: string | null;
+  line_no: number | null;
+  reward: number | null;
+  task_index: number | null;
+  rollout_index: number | null;
+  attempt: number | null;
+  failure_class: string | null;
+  agent: string | null;
+  task: string | null;
+  source: string;
+  num_calls: number;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  tokens_reasoning: number | null;
+  tokens_total: number | null;
+  cached_tokens: number | null;
+  latency_sum: number | null;
+  latency_max: number | null;
+  ttft_p50: number | null;
+  errors: number;
+  gaps: string | null;
+  gap_count: number;
+  model_servers: string | null;
+  dialects: string | null;
+  error_categories: string | null;
+  started_at: number | null;
+  completed_at: number | null;
+  marker: number;
+  unreadable: number;
+  mismatch: number;
+  attached_calls: number | null;
+  attached_tokens_total: number | null;
+}
+
+function sortExpression(sort: SortKey): string {
+  return sort === 'rollout' ? 'key' : `IFNULL(${SORT_COLUMNS[sort]}, -1e308)`;
+}
+
+function filterSql(f: RolloutFilters, params: unknown[]): string {
+  const where: string[] = [];
+  const tag = (column: string, value: string) => {
+    where.push(`instr(IFNULL(${column}, ''), ?) > 0`);
+    params.push(`|${value}|`);
+  };
+  if (f.q) {
+    where.push('(instr(IFNULL(search, \'\'), ?) > 0 OR instr(lower(key), ?) > 0)');
+    params.push(f.q.toLowerCase(), f.q.toLowerCase());
+  }
+  if (f.model_server) tag('model_servers', f.model_server);
+  if (f.dialect) tag('dialects', f.dialect);
+  if (f.error_category) tag('error_categories', f.error_category);
+  if (f.gap) {
+    where.push('instr(IFNULL(gaps, \'\'), ?) > 0');
+    params.push(`"code":"${f.gap}"`);
+  }
+  if (f.attempt !== undefined) {
+    where.push('IFNULL(attempt, 0) = ?');
+    params.push(f.attempt);
+  }
+  if (f.reward_min !== undefined) {
+    where.push('reward >= ?');
+    params.push(f.reward_min);
+  }
+  if (f.reward_max !== undefined) {
+    where.push('reward <= ?');
+    params.push(f.reward_max);
+  }
+  if (f.has_errors !== undefined) where.push(f.has_errors ? 'errors > 0' : 'errors = 0');
+  if (f.failed !== undefined) where.push(f.failed ? 'failure_class IS NOT NULL' : 'failure_class IS NULL');
+  return where.length ? ' AND ' + where.join(' AND ') : '';
+}
+
+export function encodeCursor(value: unknown, pk: number): string {
+  return Buffer.from(JSON.stringify([value, pk])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, sort: SortKey): [number | string, number] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && Number.isInteger(v[1]) && (sort === 'rollout' ? typeof v[0] === 'string' : typeof v[0] === 'number')) {
+      return [v[0], v[1]];
+    }
+  } catch {
+    // fall through
+  }
+  throw new CursorError('cursor is not one this server issued');
+}
+
+export interface RolloutPage {
+  total: number;
+  rollouts: RolloutRow[];
+  next_cursor: string | null;
+}
+
+export function listRollouts(db: Database.Database, runNo: number, query: RolloutPageQuery): RolloutPage {
+  const e = sortExpression(query.sort);
+  const dir = query.order === 'desc' ? 'DESC' : 'ASC';
+  const filterParams: unknown[] = [];
+  const filters = filterSql(query, filterParams);
+  const total = (db.prepare(`SELECT count(*) AS n FROM rollouts WHERE run_no = ?${filters}`).get(runNo, ...filterParams) as { n: number }).n;
+  const params: unknown[] = [runNo, ...filterParams];
+  let keyset = '';
+  if (query.cursor) {
+    const [value, pk] = decodeCursor(query.cursor, query.sort);
+    keyset = ` AND (${e}, pk) ${dir === 'DESC' ? '<' : '>'} (?, ?)`;
+    params.push(value, pk);
+  }
+  const rows = db
+    .prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE run_no = ?${filters}${keyset} ORDER BY ${e} ${dir}, pk ${dir} LIMIT ?`)
+    .all(...params, query.limit + 1) as (RolloutRow & { sort_value: number | string })[];
+  const more = rows.length > query.limit;
+  const page = more ? rows.slice(0, query.limit) : rows;
+  const last = page.at(-1);
+  return {
+    total,
+    rollouts: page.map(({ sort_value: _, ...r }) => r),
+    next_cursor: more && last ? encodeCursor(last.sort_value, last.pk) : null,
+  };
+}
+
+export interface RunTotals {
+  rollouts: number;
+  failed: number;
+  calls: number;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  tokens_reasoning: number | null;
+  tokens_total: number | null;
+  cached_tokens: number | null;
+  latency_sum: number | null;
+  errors: number;
+  gaps: number;
+  mean_reward: number | null;
+  model_servers: string[];
+}
+
+export function runTotals(db: Database.Database, runNo: number): RunTotals {
+  const t = db
+    .prepare(
+      `SELECT count(*) AS rollouts, count(failure_class) AS failed, IFNULL(sum(num_calls), 0) AS calls, sum(tokens_in) AS tokens_in,
+        sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning, sum(tokens_total) AS tokens_total,
+        sum(cached_tokens) AS cached_tokens, sum(latency_sum) AS latency_sum, IFNULL(sum(errors), 0) AS errors,
+        IFNULL(sum(gap_count), 0) AS gaps, avg(reward) AS mean_reward FROM rollouts WHERE run_no = ?`,
+    )
+    .get(runNo) as Omit<RunTotals, 'model_servers'>;
+  const servers = db.prepare("SELECT model_server FROM server_stats WHERE run_no = ? AND model_server != '' ORDER BY calls DESC").all(runNo) as {
+    model_server: string;
+  }[];
+  return { ...t, model_servers: servers.map((s) => s.model_server) };
+}

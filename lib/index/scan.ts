@@ -1,0 +1,46 @@
+// The metadata scanner: one capture line -> its record (without payloads) and the byte spans of the line and
+// of its `request` and `response` values. Request bodies are never materialized (only their `model` is read,
+// for the record's model fallback); responses are parsed, since tokens, tool calls and reasoning live there.
+// Outcomes follow the tolerant reader (§3.6) exactly, except that inside the skipped request value only the
+// structure (strings, brackets) is checked, not every token.
+import { isJsonObject, scanStrict, type ValueSpan } from '../capture/json';
+import { deriveRecord, type ModelCallRecord } from '../capture/record';
+import { stripAscii } from '../capture/store';
+
+const SHALLOW = { request: ['model'] } as const;
+
+export interface ScannedCall {
+  record: ModelCallRecord;
+  /** Spans relative to the start of the line. */
+  request: ValueSpan | null;
+  response: ValueSpan | null;
+}
+
+export type ScanOutcome = { kind: 'blank' } | { kind: 'record'; call: ScannedCall } | { kind: 'unreadable'; message: string };
+
+export function scanExchangeLine(bytes: Buffer, callIndex: number): ScanOutcome {
+  const stripped = stripAscii(bytes);
+  if (stripped.length === 0) return { kind: 'blank' };
+  const shift = stripped.byteOffset - bytes.byteOffset;
+  let scanned;
+  try {
+    scanned = scanStrict(stripped, SHALLOW);
+  } catch (err) {
+    return { kind: 'unreadable', message: `invalid JSON: ${(err as Error).message}` };
+  }
+  if (!isJsonObject(scanned.value)) return { kind: 'unreadable', message: 'not a JSON object' };
+  let record: ModelCallRecord;
+  try {
+    record = deriveRecord(scanned.value, callIndex);
+  } catch (err) {
+    return { kind: 'unreadable', message: `record derivation failed: ${(err as Error).message}` };
+  }
+  const span = (key: string, isObject: boolean): ValueSpan | null => {
+    const s = scanned.spans[key];
+    return s && isObject ? { start: s.start + shift, end: s.end + shift } : null;
+  };
+  return {
+    kind: 'record',
+    call: { record, request: span('request', record.request !== null), response: span('response', record.response !== null) },
+  };
+}

@@ -1,0 +1,117 @@
+// The SQLite schema of the index. Per call: the metadata columns views sort and filter on and the byte spans
+// of the line and of its request and response values (payloads stay on disk). Per rollout: its aggregates,
+// reward, indices, attempt, failure class and gaps. Per file: identity and how far it has been read.
+// Sort keys use IFNULL(col, -1e308) so that null (unknown) sorts below every value in both directions and one
+// expression index serves ascending and descending keyset pages.
+import type Database from 'better-sqlite3';
+
+export const SCHEMA_VERSION = 3;
+
+export const SORT_COLUMNS = {
+  tokens_in: 'tokens_in',
+  tokens_out: 'tokens_out',
+  tokens_reasoning: 'tokens_reasoning',
+  tokens_cached: 'cached_tokens',
+  tokens_total: 'tokens_total',
+  calls: 'num_calls',
+  latency_sum: 'latency_sum',
+  latency_max: 'latency_max',
+  ttft_p50: 'ttft_p50',
+  reward: 'reward',
+  errors: 'errors',
+  gaps: 'gap_count',
+  started_at: 'started_at',
+} as const;
+export type SortKey = keyof typeof SORT_COLUMNS | 'rollout';
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  no INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  root TEXT NOT NULL,
+  rollouts_file TEXT,
+  failures_file TEXT,
+  capture_dir TEXT
+);
+CREATE TABLE IF NOT EXISTS files (
+  id INTEGER PRIMARY KEY,
+  run_no INTEGER NOT NULL,
+  path TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  rollout_id TEXT,
+  dev INTEGER, ino INTEGER, size INTEGER, mtime_ms REAL,
+  offset INTEGER NOT NULL DEFAULT 0,
+  next_line INTEGER NOT NULL DEFAULT 1,
+  next_call_index INTEGER NOT NULL DEFAULT 0,
+  unreadable INTEGER NOT NULL DEFAULT 0,
+  pending INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS rollouts (
+  pk INTEGER PRIMARY KEY,
+  run_no INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  rollout_id TEXT,
+  line_file INTEGER, line_no INTEGER, line_offset INTEGER, line_length INTEGER,
+  reward REAL, task_index INTEGER, rollout_index INTEGER, attempt INTEGER,
+  failure_class TEXT, agent TEXT, task TEXT, search TEXT,
+  attached_calls INTEGER, attached_tokens_total INTEGER, attached_gaps TEXT,
+  capture_file INTEGER, marker INTEGER NOT NULL DEFAULT 0, unreadable INTEGER NOT NULL DEFAULT 0,
+  source TEXT NOT NULL DEFAULT 'none',
+  num_calls INTEGER NOT NULL DEFAULT 0,
+  tokens_in INTEGER, tokens_out INTEGER, tokens_reasoning INTEGER, tokens_total INTEGER, cached_tokens INTEGER,
+  latency_sum REAL, latency_max REAL, ttft_p50 REAL,
+  errors INTEGER NOT NULL DEFAULT 0,
+  gaps TEXT, gap_count INTEGER NOT NULL DEFAULT 0,
+  model_servers TEXT, dialects TEXT, error_categories TEXT,
+  started_at REAL, completed_at REAL,
+  mismatch INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (run_no, key)
+);
+CREATE INDEX IF NOT EXISTS rollouts_by_id ON rollouts (run_no, rollout_id);
+CREATE TABLE IF NOT EXISTS calls (
+  rollout_pk INTEGER NOT NULL,
+  call_index INTEGER NOT NULL,
+  run_no INTEGER NOT NULL,
+  model_call_id TEXT, response_id TEXT,
+  file_id INTEGER, line_offset INTEGER, line_length INTEGER,
+  req_off INTEGER, req_len INTEGER, resp_off INTEGER, resp_len INTEGER,
+  model_server TEXT, model TEXT, dialect TEXT,
+  status_code INTEGER, response_status TEXT, finish_reason TEXT, error_category TEXT,
+  started_at REAL, completed_at REAL,
+  tokens_in INTEGER, tokens_out INTEGER, tokens_reasoning INTEGER, tokens_total INTEGER,
+  cached_tokens INTEGER, cache_creation_tokens INTEGER, cache_hit INTEGER,
+  latency_ms REAL, ttft_ms REAL, tool_calls INTEGER,
+  PRIMARY KEY (rollout_pk, call_index)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS calls_by_id ON calls (rollout_pk, model_call_id);
+CREATE TABLE IF NOT EXISTS server_stats (
+  run_no INTEGER NOT NULL, model_server TEXT NOT NULL,
+  calls INTEGER NOT NULL, tokens_in INTEGER, tokens_out INTEGER, tokens_reasoning INTEGER, tokens_total INTEGER,
+  cached_tokens INTEGER, errors INTEGER NOT NULL, latency_sum REAL,
+  PRIMARY KEY (run_no, model_server)
+) WITHOUT ROWID;
+`;
+
+export function migrate(db: Database.Database): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = OFF');
+  const version = (() => {
+    try {
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
+      return row ? Number(row.value) : 0;
+    } catch {
+      return 0;
+    }
+  })();
+  if (version !== SCHEMA_VERSION) {
+    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS server_stats;');
+  }
+  db.exec(DDL);
+  for (const column of Object.values(SORT_COLUMNS)) {
+    db.exec(`CREATE INDEX IF NOT EXISTS rollouts_sort_${column} ON rollouts (run_no, IFNULL(${column}, -1e308), pk)`);
+  }
+  db.exec('CREATE INDEX IF NOT EXISTS rollouts_sort_key ON rollouts (run_no, key, pk)');
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
+}
