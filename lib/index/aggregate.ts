@@ -91,11 +91,3 @@ export function recomputeRollout(db: Database.Database, pk: number, hasCaptureDi
     pk,
   );
 }
-
-export function recomputeServerStats(db: Database.Database, runNo: number): void {
-  db.prepare('DELETE FROM server_stats WHERE run_no = ?').run(runNo);
-  db.prepare(
-    `INSERT INTO server_stats SELECT run_no, IFNULL(model_server, ''), count(*), sum(tokens_in), sum(tokens_out), sum(tokens_reasoning),
-      sum(tokens_total), sum(cached_tokens), count(error_category), sum(latency_ms) FROM calls WHERE run_no = ? GROUP BY IFNULL(model_server, '')`,
-  ).run(runNo);
-}

@@ -8,6 +8,11 @@ import { discoverRuns, type PathSpec, type RunSource } from './discovery';
 import { Ingestor, type IngestStats } from './ingest';
 import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries';
 import { migrate } from './schema';
+import { CompareCache, compareRuns, type Comparison } from './compare';
+import { callBody, callsOfRollout, locateCall, readCaptureCalls, readRolloutLine, trajectoryPayloads, type CallBody } from './payload';
+import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
+import { isJsonObject, type JsonObject } from '../capture/json';
+import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
 
 export interface RunProgress {
   state: 'pending' | 'indexing' | 'ready' | 'error';
@@ -37,6 +42,7 @@ export class CallscopeIndex extends EventEmitter {
   private readonly progress = new Map<string, RunProgress>();
   private readonly ingestor: Ingestor;
   private ingesting: Promise<void> | null = null;
+  private readonly compareCache = new CompareCache();
   private again = false;
 
   private constructor(
@@ -110,6 +116,7 @@ export class CallscopeIndex extends EventEmitter {
     p.bytes_read += stats.bytesRead;
     p.lines_read += stats.linesRead;
     if (stats.rolloutsChanged.size) {
+      this.compareCache.invalidate(run.no);
       const keys = this.db.prepare(`SELECT key FROM rollouts WHERE pk IN (${[...stats.rolloutsChanged].join(',')})`).all() as { key: string }[];
       this.emit('change', { run: run.id, rollouts: keys.map((k) => k.key) } satisfies ChangeEvent);
     }
@@ -140,4 +147,95 @@ export class CallscopeIndex extends EventEmitter {
     if (!run) return null;
     return (this.db.prepare(`SELECT ${ROLLOUT_COLUMNS} FROM rollouts WHERE run_no = ? AND key = ?`).get(run.no, key) as RolloutRow | undefined) ?? null;
   }
+
+  /** A rollout's fields and its capture in the attachment shape (calls without payloads). */
+  async rolloutDetail(runId: string, key: string): Promise<RolloutDetail | null> {
+    const run = this.runSource(runId);
+    const row = this.rollout(runId, key);
+    if (!run || !row) return null;
+    const line = row.line_no !== null ? await this.rolloutLine(row.pk) : null;
+    const stored = line && isJsonObject(line.ng_model_call_capture) ? line.ng_model_call_capture : null;
+    let capture: JsonObject | null = null;
+    if (run.captureDir) {
+      const records = await readCaptureCalls(callsOfRollout(this.db, row.pk));
+      const gaps = JSON.parse(row.gaps ?? '[]') as Gap[];
+      capture = buildAttachment(row.rollout_id ?? row.key, { captureDir: run.captureDir, records, gaps, problems: [] }, false);
+    } else if (stored) {
+      capture = { ...stored, calls: (Array.isArray(stored.calls) ? stored.calls.filter(isJsonObject) : []).map((c) => attachmentCall(c, false)) };
+    }
+    const attempts = (
+      row.task_index !== null && row.rollout_index !== null
+        ? this.db
+            .prepare('SELECT key, attempt, failure_class, reward FROM rollouts WHERE run_no = ? AND task_index = ? AND rollout_index = ? AND pk != ? ORDER BY IFNULL(attempt, 0)')
+            .all(run.no, row.task_index, row.rollout_index, row.pk)
+        : []
+    ) as RolloutDetail['attempts'];
+    return {
+      run: runId,
+      rollout: row,
+      capture,
+      attachment: run.captureDir && row.mismatch ? stored : null,
+      attempts,
+    };
+  }
+
+  /** One call with its payloads: spliced from the capture line, or from the rollout line's trajectory. */
+  async callDetail(runId: string, key: string, callId: string): Promise<CallBody | { kind: 'json'; record: JsonObject } | null> {
+    const run = this.runSource(runId);
+    const row = this.rollout(runId, key);
+    if (!run || !row) return null;
+    const loc = locateCall(this.db, row.pk, callId);
+    if (!loc) return null;
+    if (loc.kind === 'capture') return callBody(loc);
+    const line = await this.rolloutLine(row.pk);
+    const stored = line && isJsonObject(line.ng_model_call_capture) && Array.isArray(line.ng_model_call_capture.calls) ? line.ng_model_call_capture.calls : [];
+    const call = stored.filter(isJsonObject).find((c) => c.call_index === loc.call_index);
+    if (!call || !line) return null;
+    const payloads = trajectoryPayloads(line, typeof call.model_call_id === 'string' ? call.model_call_id : null);
+    const record: ModelCallRecord = {};
+    for (const f of RECORD_FIELDS) record[f] = call[f] ?? null;
+    if (payloads) {
+      record.request = isJsonObject(payloads.request) ? payloads.request : null;
+      record.response = isJsonObject(payloads.response) ? payloads.response : null;
+      if (typeof payloads.request === 'string') record.request_raw = payloads.request;
+      if (typeof payloads.response === 'string') record.response_raw = payloads.response;
+    }
+    return { kind: 'json', record };
+  }
+
+  /** The byte span of a call's stored capture line, or null when the call has none. */
+  rawLocation(runId: string, key: string, callId: string): { path: string; start: number; length: number } | null {
+    const row = this.rollout(runId, key);
+    if (!row) return null;
+    const loc = locateCall(this.db, row.pk, callId);
+    if (!loc || loc.kind !== 'capture') return null;
+    return { path: loc.path, start: loc.line_offset, length: loc.line_length };
+  }
+
+  compare(runIds: string[]): Comparison | null {
+    const runs = runIds.map((id) => this.runSource(id));
+    if (runs.some((r) => !r)) return null;
+    return compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no })), this.compareCache);
+  }
+
+  private async rolloutLine(pk: number): Promise<JsonObject | null> {
+    const r = this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?').get(pk) as
+      | { path: string; line_offset: number; line_length: number }
+      | undefined;
+    if (!r) return null;
+    try {
+      return await readRolloutLine(r.path, r.line_offset, r.line_length);
+    } catch {
+      return null;
+    }
+  }
+}
+
+export interface RolloutDetail {
+  run: string;
+  rollout: RolloutRow;
+  capture: JsonObject | null;
+  /** The rollout line's own attachment, when it disagrees with the capture dir. */
+  attachment: JsonObject | null;
+  attempts: { key: string; attempt: number | null; failure_class: string | null; reward: number | null }[];
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
 import { scanExchangeLine } from './scan';
-import { recomputeRollout, recomputeServerStats } from './aggregate';
+import { recomputeRollout } from './aggregate';
 import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, readLines, rolloutIdOfCaptureFile } from '../capture/store';
 import { isStoreRolloutId } from '../capture/ids';
@@ -74,7 +74,6 @@ export class Ingestor {
     if (stats.rolloutsChanged.size) {
       const recompute = this.db.transaction((pks: number[]) => {
         for (const pk of pks) recomputeRollout(this.db, pk, run.captureDir !== null);
-        recomputeServerStats(this.db, runNo);
       });
       recompute([...stats.rolloutsChanged]);
     }

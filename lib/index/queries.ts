@@ -178,8 +178,7 @@ export function runTotals(db: Database.Database, runNo: number): RunTotals {
         IFNULL(sum(gap_count), 0) AS gaps, avg(reward) AS mean_reward FROM rollouts WHERE run_no = ?`,
     )
     .get(runNo) as Omit<RunTotals, 'model_servers'>;
-  const servers = db.prepare("SELECT model_server FROM server_stats WHERE run_no = ? AND model_server != '' ORDER BY calls DESC").all(runNo) as {
-    model_server: string;
-  }[];
-  return { ...t, model_servers: servers.map((s) => s.model_server) };
+  const tags = db.prepare('SELECT DISTINCT model_servers FROM rollouts WHERE run_no = ? AND model_servers IS NOT NULL').pluck().all(runNo) as string[];
+  const servers = [...new Set(tags.flatMap((t) => t.split('|').filter(Boolean)))].sort();
+  return { ...t, model_servers: servers };
 }

@@ -85,12 +85,6 @@ CREATE TABLE IF NOT EXISTS calls (
   PRIMARY KEY (rollout_pk, call_index)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS calls_by_id ON calls (rollout_pk, model_call_id);
-CREATE TABLE IF NOT EXISTS server_stats (
-  run_no INTEGER NOT NULL, model_server TEXT NOT NULL,
-  calls INTEGER NOT NULL, tokens_in INTEGER, tokens_out INTEGER, tokens_reasoning INTEGER, tokens_total INTEGER,
-  cached_tokens INTEGER, errors INTEGER NOT NULL, latency_sum REAL,
-  PRIMARY KEY (run_no, model_server)
-) WITHOUT ROWID;
 `;
 
 export function migrate(db: Database.Database): void {
@@ -106,7 +100,7 @@ export function migrate(db: Database.Database): void {
     }
   })();
   if (version !== SCHEMA_VERSION) {
-    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS server_stats;');
+    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls;');
   }
   db.exec(DDL);
   for (const column of Object.values(SORT_COLUMNS)) {
