@@ -2,7 +2,7 @@
 const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  serverExternalPackages: ['fs-ext'],
+  serverExternalPackages: ['fs-ext', 'better-sqlite3', 'chokidar'],
   typescript: { tsconfigPath: './tsconfig.json' },
 };
 

@@ -8,11 +8,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { UsageError, type CliIO } from './io';
+import { parsePathSpec } from '../index/discovery';
+import { makeGuard } from '../server/guard';
+import { setInstance, startInstance, type Instance } from '../server/instance';
 
 const HELP = `usage: callscope serve [PATH...] [--port 3000] [--host 127.0.0.1] [--index-dir DIR] [--upstream URL] [--token T]
 
-Serves the dashboard and API over the runs found in PATHs (rollouts files, capture dirs, or directories
-holding them). Without PATH, serves the bundled demo data (generated on first use).
+Serves the dashboard and API over the runs found in PATHs: rollouts files (ROLLOUTS.jsonl or
+ROLLOUTS.jsonl=CAPTURE_DIR), capture dirs, or directories holding them. Without PATH, serves the bundled
+demo data (generated on first use). The index lives in --index-dir (default .callscope/index).
+With --upstream, also captures calls sent to /ng-rollout/<id>/v1/... into the first capture dir.
 `;
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -88,12 +93,21 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   }
   const paths: string[] = [];
   for (const p of positionals) {
-    const st = await fsp.stat(p).catch(() => null);
-    if (!st) throw new UsageError(`${p}: no such file or directory`);
-    paths.push(path.resolve(p));
+    const spec = parsePathSpec(p);
+    for (const part of [spec.path, spec.captureDir].filter((x): x is string => !!x)) {
+      const st = await fsp.stat(part).catch(() => null);
+      if (!st) throw new UsageError(`${part}: no such file or directory`);
+    }
+    paths.push(spec.captureDir ? `${path.resolve(spec.path)}=${path.resolve(spec.captureDir)}` : path.resolve(spec.path));
   }
   if (paths.length === 0) paths.push(await ensureDemo(io));
+  const indexDir = path.resolve(values['index-dir'] ?? path.join('.callscope', 'index'));
   process.env.CALLSCOPE_PATHS = JSON.stringify(paths);
+  process.env.CALLSCOPE_INDEX_DIR = indexDir;
+
+  const instance = startInstance(paths, indexDir);
+  setInstance(instance);
+  void reportProgress(await instance, io);
 
   if (await buildIsStale()) {
     io.stderr.write('callscope: building the dashboard (first start, or sources changed)...\n');
@@ -103,13 +117,20 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   const app = next({ dev: false, dir: PROJECT_ROOT, hostname: host, port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = http.createServer((req, res) => void handle(req, res));
+  const capture = values.upstream ? await mountCapture(values.upstream, await instance, io) : null;
+  const guard = makeGuard({ host, port, token: values.token });
+  let actualPort = port;
+  const server = http.createServer((req, res) => {
+    if (capture && (req.url ?? '').startsWith('/ng-rollout/')) return capture(req, res);
+    if (guard(req, res, actualPort)) void handle(req, res);
+  });
+  server.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
   });
   const address = server.address();
-  const actualPort = typeof address === 'object' && address ? address.port : port;
+  actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   io.stdout.write(`callscope: serving ${paths.join(', ')} on http://${shownHost}:${actualPort}\n`);
   await new Promise<void>((resolve) => {
@@ -117,5 +138,30 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await capture?.close();
+  await (await instance).watcher.close();
+  (await instance).index.close();
   return 0;
+}
+
+async function mountCapture(upstream: string, instance: Instance, io: CliIO) {
+  const dir = instance.index.listRuns().find((r) => r.capture_dir)?.capture_dir;
+  if (!dir) throw new UsageError('--upstream needs a capture dir among the PATHs to write into');
+  const { createCaptureHandler } = await import('../proxy/handler');
+  const handler = createCaptureHandler({ upstream, captureDir: dir, warn: (m) => io.stderr.write(`callscope capture: ${m}\n`) });
+  io.stderr.write(`callscope: capturing /ng-rollout/<id>/v1/... into ${dir}, forwarding to ${upstream}\n`);
+  return handler;
+}
+
+/** Prints each run's indexing outcome once the first full pass is done. */
+async function reportProgress(instance: Instance, io: CliIO): Promise<void> {
+  const started = Date.now();
+  io.stderr.write('callscope: indexing...\n');
+  await instance.ready;
+  for (const run of instance.index.listRuns()) {
+    const p = run.progress;
+    const detail = p.state === 'error' ? `error: ${p.error}` : `${run.totals.rollouts} rollouts, ${run.totals.calls} calls`;
+    io.stderr.write(`callscope:   ${run.id}: ${detail} (${(p.bytes_read / 1e6).toFixed(1)} MB read)\n`);
+  }
+  io.stderr.write(`callscope: index ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

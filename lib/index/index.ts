@@ -100,12 +100,38 @@ export class CallscopeIndex extends EventEmitter {
     return this.ingesting;
   }
 
-  private async ingestOne(run: RunSource & { no: number }): Promise<void> {
+  /**
+   * Ingests only what changed under the given paths: capture files and markers, rollouts files. A path no
+   * known run owns (a new run directory, a new capture dir) triggers discovery and a full pass.
+   */
+  async refreshPaths(paths: Set<string>): Promise<void> {
+    const byRun = new Map<RunSource & { no: number }, Set<string>>();
+    let unknown = false;
+    for (const p of paths) {
+      const run = this.runs.find(
+        (r) => r.rolloutsFile === p || r.failuresFile === p || (r.captureDir !== null && path.dirname(p) === r.captureDir),
+      );
+      if (!run) {
+        unknown = true;
+        continue;
+      }
+      if (!byRun.has(run)) byRun.set(run, new Set());
+      byRun.get(run)!.add(p);
+    }
+    if (unknown) {
+      await this.discover();
+      await this.refresh();
+      return;
+    }
+    for (const [run, files] of byRun) await this.ingestOne(run, files);
+  }
+
+  private async ingestOne(run: RunSource & { no: number }, only?: Set<string>): Promise<void> {
     const p = this.progress.get(run.id)!;
     if (p.state !== 'ready') p.state = 'indexing';
     const stats: IngestStats = { filesRead: 0, bytesRead: 0, linesRead: 0, rolloutsChanged: new Set() };
     try {
-      await this.ingestor.ingestRun(run.no, run, stats);
+      await this.ingestor.ingestRun(run.no, run, stats, only);
       p.state = 'ready';
       p.error = null;
     } catch (err) {

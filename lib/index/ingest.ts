@@ -63,14 +63,18 @@ export class Ingestor {
   }
 
   /** Ingests every file of a run that changed since the last ingest. */
-  async ingestRun(runNo: number, run: RunSource, stats: IngestStats): Promise<void> {
+  async ingestRun(runNo: number, run: RunSource, stats: IngestStats, only?: Set<string>): Promise<void> {
     for (const [file, kind] of [
       [run.rolloutsFile, 'rollouts'],
       [run.failuresFile, 'failures'],
     ] as const) {
-      if (file) await this.ingestRolloutsFile(runNo, file, kind, run.captureDir !== null, stats);
+      if (file && (!only || only.has(file))) await this.ingestRolloutsFile(runNo, file, kind, run.captureDir !== null, stats);
     }
-    if (run.captureDir) await this.ingestCaptureDir(runNo, run.captureDir, stats);
+    if (run.captureDir) {
+      const changed = only ? [...only].filter((p) => path.dirname(p) === run.captureDir) : null;
+      if (changed && changed.length < 64) await this.ingestCaptureFiles(runNo, run.captureDir, changed, stats);
+      else if (!only || changed!.length) await this.ingestCaptureDir(runNo, run.captureDir, stats);
+    }
     if (stats.rolloutsChanged.size) {
       const recompute = this.db.transaction((pks: number[]) => {
         for (const pk of pks) recomputeRollout(this.db, pk, run.captureDir !== null);
@@ -119,6 +123,30 @@ export class Ingestor {
       }
     }
     await this.dropVanishedCaptureFiles(runNo, dir, captureIds, stats);
+  }
+
+  /** Ingests a few named capture files or markers of a dir (the live path: no directory listing). */
+  async ingestCaptureFiles(runNo: number, dir: string, files: string[], stats: IngestStats): Promise<void> {
+    for (const file of files) {
+      const name = path.basename(file);
+      const id = name.endsWith(INCOMPLETE_SUFFIX) ? name.slice(0, -INCOMPLETE_SUFFIX.length) : rolloutIdOfCaptureFile(name);
+      if (!id || !isStoreRolloutId(id)) continue;
+      const capture = path.join(dir, id + '.capture.jsonl');
+      const marker = await fsp.stat(path.join(dir, id + INCOMPLETE_SUFFIX)).then(() => true, () => false);
+      const exists = await fsp.stat(capture).then(() => true, () => false);
+      if (exists) await this.ingestCaptureFile(runNo, capture, id, marker, stats);
+      else {
+        await this.dropVanishedCaptureFiles(runNo, dir, new Set(this.presentIds(runNo, dir, id)), stats);
+        const pk = this.rolloutPk(runNo, id);
+        this.stmt.setMarker.run(marker ? 1 : 0, pk);
+        stats.rolloutsChanged.add(pk);
+      }
+    }
+  }
+
+  private presentIds(runNo: number, dir: string, except: string): string[] {
+    const rows = this.db.prepare("SELECT rollout_id FROM files WHERE run_no = ? AND kind = 'capture'").pluck().all(runNo) as string[];
+    return rows.filter((id) => id !== except);
   }
 
   private async dropVanishedCaptureFiles(runNo: number, dir: string, present: Set<string>, stats: IngestStats): Promise<void> {

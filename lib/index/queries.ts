@@ -24,7 +24,12 @@ export interface RolloutPageQuery extends RolloutFilters {
   cursor?: string;
 }
 
-export class CursorError extends Error {}
+export class CursorError extends Error {
+  override name = 'CursorError';
+}
+
+/** By name: the index may have been loaded by another module instance than the caller (serve vs routes). */
+export const isCursorError = (err: unknown): boolean => err instanceof Error && err.name === 'CursorError';
 
 export const ROLLOUT_COLUMNS = `pk, key, rollout_id, line_no, reward, task_index, rollout_index, attempt, failure_class, agent, task, source,
   num_calls, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_sum, latency_max, ttft_p50, errors, gaps,

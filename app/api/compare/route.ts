@@ -1,0 +1,14 @@
+import { NextResponse, type NextRequest } from 'next/server';
+import { handle, notFound } from '@/lib/api/errors';
+import { CompareQuerySchema } from '@/lib/api/schemas';
+import { getInstance } from '@/lib/server/instance';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = handle(async (req: NextRequest) => {
+  const { runs } = CompareQuerySchema.parse({ runs: req.nextUrl.searchParams.get('runs') ?? '' });
+  const { index } = await getInstance();
+  const comparison = index.compare(runs);
+  if (!comparison) throw notFound(`one of the runs '${runs.join(',')}'`);
+  return NextResponse.json(comparison);
+});

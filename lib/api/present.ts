@@ -1,0 +1,40 @@
+// Index rows as the API (and the pages) present them: gaps parsed, tag lists split, flags as booleans.
+import type { RolloutRow } from '../index/queries';
+
+const tags = (t: string | null) => (t ? t.split('|').filter(Boolean) : []);
+
+export function presentRollout(r: RolloutRow) {
+  return {
+    key: r.key,
+    rollout_id: r.rollout_id,
+    line_no: r.line_no,
+    reward: r.reward,
+    task_index: r.task_index,
+    rollout_index: r.rollout_index,
+    attempt: r.attempt,
+    failure_class: r.failure_class,
+    agent: r.agent,
+    task: r.task,
+    source: r.source,
+    num_calls: r.num_calls,
+    tokens_in: r.tokens_in,
+    tokens_out: r.tokens_out,
+    tokens_reasoning: r.tokens_reasoning,
+    tokens_total: r.tokens_total,
+    cached_tokens: r.cached_tokens,
+    latency_sum: r.latency_sum,
+    latency_max: r.latency_max,
+    ttft_p50: r.ttft_p50,
+    errors: r.errors,
+    gaps: r.gaps ? (JSON.parse(r.gaps) as { code: string; detail?: string }[]) : [],
+    model_servers: tags(r.model_servers),
+    dialects: tags(r.dialects),
+    error_categories: tags(r.error_categories),
+    started_at: r.started_at,
+    completed_at: r.completed_at,
+    incomplete: r.marker === 1,
+    unreadable: r.unreadable,
+    attachment_mismatch: r.mismatch === 1,
+  };
+}
+export type PresentedRollout = ReturnType<typeof presentRollout>;

@@ -1,0 +1,118 @@
+// Inputs and outputs of the JSON API, one zod schema each; GET /api/openapi.json is generated from these.
+import { z } from 'zod';
+import { SORT_COLUMNS } from '../index/schema';
+
+/** Run ids are slugs; rollout keys are store-safe ids (§1.3) or line keys; call ids are hex or i<index>. */
+export const RunIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'not a run id');
+export const RolloutKeySchema = z.string().regex(/^[A-Za-z0-9._-]{1,200}(~[fl]\d{1,9})?$/, 'not a rollout id').refine((s) => s !== '.' && s !== '..', 'not a rollout id');
+export const CallIdSchema = z.string().regex(/^(i\d{1,9}|[A-Za-z0-9._:-]{1,200})$/, 'not a call id');
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const num = z.coerce.number().finite();
+
+export const RolloutQuerySchema = z
+  .object({
+    sort: z.enum([...(Object.keys(SORT_COLUMNS) as (keyof typeof SORT_COLUMNS)[]), 'rollout']).default('rollout'),
+    order: z.enum(['asc', 'desc']).default('asc'),
+    q: z.string().max(200).optional(),
+    model_server: z.string().max(200).optional(),
+    dialect: z.enum(['responses', 'chat', 'messages']).optional(),
+    error_category: z.string().regex(/^[a-z_]{1,40}$/).optional(),
+    gap: z.string().regex(/^[a-z_]{1,80}$/).optional(),
+    attempt: z.coerce.number().int().min(0).optional(),
+    reward_min: num.optional(),
+    reward_max: num.optional(),
+    has_errors: bool.optional(),
+    failed: bool.optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z.string().max(500).optional(),
+  })
+  .strict();
+export type RolloutQuery = z.infer<typeof RolloutQuerySchema>;
+
+export const CompareQuerySchema = z.object({
+  runs: z
+    .string()
+    .transform((s) => s.split(',').filter(Boolean))
+    .pipe(z.array(RunIdSchema).min(1).max(8)),
+});
+
+export const ErrorSchema = z.object({ error: z.object({ code: z.enum(['bad_request', 'unauthorized', 'not_found', 'unavailable', 'internal']), message: z.string() }) });
+
+export const HealthSchema = z.object({ ok: z.boolean(), version: z.string() });
+
+const nullableNumber = z.number().nullable();
+export const RunSchema = z.object({
+  id: z.string(),
+  rollouts_file: z.string().nullable(),
+  failures_file: z.string().nullable(),
+  capture_dir: z.string().nullable(),
+  progress: z.object({
+    state: z.enum(['pending', 'indexing', 'ready', 'error']),
+    files_read: z.number(),
+    bytes_read: z.number(),
+    lines_read: z.number(),
+    error: z.string().nullable(),
+  }),
+  totals: z.object({
+    rollouts: z.number(),
+    failed: z.number(),
+    calls: z.number(),
+    tokens_in: nullableNumber,
+    tokens_out: nullableNumber,
+    tokens_reasoning: nullableNumber,
+    tokens_total: nullableNumber,
+    cached_tokens: nullableNumber,
+    latency_sum: nullableNumber,
+    errors: z.number(),
+    gaps: z.number(),
+    mean_reward: nullableNumber,
+    model_servers: z.array(z.string()),
+  }),
+});
+export const RunsResponseSchema = z.object({ runs: z.array(RunSchema) });
+
+export const RolloutRowSchema = z.object({
+  key: z.string(),
+  rollout_id: z.string().nullable(),
+  line_no: z.number().nullable(),
+  reward: nullableNumber,
+  task_index: nullableNumber,
+  rollout_index: nullableNumber,
+  attempt: nullableNumber,
+  failure_class: z.string().nullable(),
+  agent: z.string().nullable(),
+  task: z.string().nullable(),
+  source: z.string(),
+  num_calls: z.number(),
+  tokens_in: nullableNumber,
+  tokens_out: nullableNumber,
+  tokens_reasoning: nullableNumber,
+  tokens_total: nullableNumber,
+  cached_tokens: nullableNumber,
+  latency_sum: nullableNumber,
+  latency_max: nullableNumber,
+  ttft_p50: nullableNumber,
+  errors: z.number(),
+  gaps: z.array(z.object({ code: z.string(), detail: z.string().optional(), invocation_id: z.string().optional() })),
+  model_servers: z.array(z.string()),
+  dialects: z.array(z.string()),
+  error_categories: z.array(z.string()),
+  started_at: nullableNumber,
+  completed_at: nullableNumber,
+  incomplete: z.boolean(),
+  unreadable: z.number(),
+  attachment_mismatch: z.boolean(),
+});
+export const RolloutPageSchema = z.object({ total: z.number(), rollouts: z.array(RolloutRowSchema), next_cursor: z.string().nullable() });
+
+export const RolloutDetailSchema = z.object({
+  run: z.string(),
+  rollout: RolloutRowSchema,
+  capture: z.unknown().describe('{rollout_id, metrics, calls, gaps?} exactly as the ng_model_call_capture attachment, calls without payloads'),
+  attachment: z.unknown().describe("the rollout line's own attachment, when it disagrees with the capture dir"),
+  attempts: z.array(z.object({ key: z.string(), attempt: nullableNumber, failure_class: z.string().nullable(), reward: nullableNumber })),
+});
+
+export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
+export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, paired tasks');

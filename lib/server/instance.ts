@@ -1,0 +1,46 @@
+// One index and one watcher per process, kept on globalThis so that `serve` (which starts them and prints
+// progress) and the bundled route handlers share them, and dev reloads do not start a second pair.
+import path from 'node:path';
+import { parsePathSpec } from '../index/discovery';
+import { CallscopeIndex } from '../index/index';
+import { IndexWatcher } from '../index/watcher';
+
+export interface Instance {
+  index: CallscopeIndex;
+  watcher: IndexWatcher;
+  /** Resolves when the first full ingest is done (pages answer before that, with progress). */
+  ready: Promise<void>;
+}
+
+const KEY = Symbol.for('callscope.instance');
+type Holder = { [KEY]?: Promise<Instance> };
+
+export function configuredPaths(): string[] {
+  try {
+    const v = JSON.parse(process.env.CALLSCOPE_PATHS ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export async function startInstance(paths: string[], indexDir: string): Promise<Instance> {
+  const index = await CallscopeIndex.open(paths.map(parsePathSpec), indexDir);
+  const watcher = new IndexWatcher(index);
+  watcher.start();
+  const ready = index.refresh();
+  return { index, watcher, ready };
+}
+
+export function getInstance(): Promise<Instance> {
+  const holder = globalThis as Holder;
+  if (!holder[KEY]) {
+    const indexDir = process.env.CALLSCOPE_INDEX_DIR ?? path.join(process.cwd(), '.callscope', 'index');
+    holder[KEY] = startInstance(configuredPaths(), indexDir);
+  }
+  return holder[KEY]!;
+}
+
+export function setInstance(instance: Promise<Instance>): void {
+  (globalThis as Holder)[KEY] = instance;
+}
