@@ -7,6 +7,7 @@ type Command = (argv: string[], io: CliIO) => Promise<number>;
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   serve: { summary: 'serve the dashboard and API over runs found in PATHs', load: async () => (await import('./serve')).runServe },
   attach: { summary: 'attach ng_model_call_capture to rollout lines', load: async () => (await import('./attach')).runAttach },
+  proxy: { summary: 'run the standalone capture proxy', load: async () => (await import('./proxy')).runProxy },
   calls: { summary: "print one rollout's normalized call records as JSONL", load: async () => (await import('./calls')).runCalls },
   demo: { summary: 'write a realistic demo data set', load: async () => (await import('./demo')).runDemo },
 };

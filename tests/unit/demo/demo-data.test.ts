@@ -11,8 +11,7 @@ import { DEMO_MARKER, generateDemo } from '../../../lib/demo/generate';
 import { BASE_EPOCH } from '../../../lib/demo/runs';
 
 // Parsed payloads are read structurally; the format's own types would only get in the way here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type J = any;
+type J = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 interface Exchange {
   run: string;

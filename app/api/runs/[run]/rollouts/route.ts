@@ -15,7 +15,7 @@ export const GET = handle(async (req: NextRequest, ctx: { params: Promise<{ run:
   try {
     page = index.listRollouts(run, query);
   } catch (err) {
-    if (isCursorError(err)) throw new ApiError('bad_request', `cursor: ${err.message}`);
+    if (isCursorError(err)) throw new ApiError('bad_request', `cursor: ${(err as Error).message}`);
     throw err;
   }
   if (!page) throw notFound(`run '${run}'`);
