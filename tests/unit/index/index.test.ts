@@ -1,0 +1,164 @@
+// The index against the format library: every rollout's metrics and gaps equal what lib/capture computes
+// from the same files; appends, partial lines, truncation and restarts converge to the file contents.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, writeFileSync, truncateSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
+import { serialize, type JsonObject } from '../../../lib/capture/json';
+import { CallscopeIndex } from '../../../lib/index/index';
+import { line, makeExchange } from '../../support/exchange';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const DATA = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
+let tmp: string;
+let demo: string;
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-index-'));
+  demo = path.join(tmp, 'demo');
+  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', demo], { cwd: ROOT, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+});
+afterAll(async () => {
+  await fsp.rm(tmp, { recursive: true, force: true });
+});
+
+async function openIndex(paths: string[], dir = path.join(tmp, `idx-${Math.random().toString(36).slice(2)}`)) {
+  const index = await CallscopeIndex.open(paths.map((p) => ({ path: p })), dir);
+  await index.refresh();
+  return index;
+}
+
+describe('index over the demo data', () => {
+  it('every capture-backed rollout has the metrics, calls and gaps lib/capture computes', async () => {
+    const index = await openIndex([demo]);
+    let checked = 0;
+    for (const run of index.listRuns().filter((r) => r.capture_dir)) {
+      const page = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 500 })!;
+      for (const row of page.rollouts.filter((r) => r.rollout_id)) {
+        const expected = buildAttachment(row.rollout_id!, await collectCapture([run.capture_dir!], row.rollout_id!, false), false);
+        const detail = await index.rolloutDetail(run.id, row.key);
+        expect(serialize(detail!.capture as JsonObject)).toBe(serialize(expected));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    index.close();
+  });
+
+  it('pages through every sort key without duplicates or holes', async () => {
+    const index = await openIndex([demo]);
+    const run = index.listRuns().find((r) => r.id === 'workplace-assistant')!;
+    for (const sort of ['tokens_total', 'reward', 'latency_max', 'rollout', 'gaps', 'started_at'] as const) {
+      for (const order of ['asc', 'desc'] as const) {
+        const keys: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = index.listRollouts(run.id, { sort, order, limit: 7, cursor })!;
+          keys.push(...page.rollouts.map((r) => r.key));
+          cursor = page.next_cursor ?? undefined;
+        } while (cursor);
+        expect(new Set(keys).size).toBe(run.totals.rollouts);
+        expect(keys).toHaveLength(run.totals.rollouts);
+      }
+    }
+    index.close();
+  });
+
+  it('filters: errors, gaps, search', async () => {
+    const index = await openIndex([demo]);
+    for (const run of index.listRuns()) {
+      const all = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 500 })!.rollouts;
+      const withErrors = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 500, has_errors: true })!;
+      expect(withErrors.total).toBe(all.filter((r) => r.errors > 0).length);
+      const noRecords = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 500, gap: 'model_call_capture_no_records' })!;
+      expect(noRecords.total).toBe(all.filter((r) => (r.gaps ?? '').includes('model_call_capture_no_records')).length);
+      if (all[0]) expect(index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 5, q: all[0].key })!.rollouts.map((r) => r.key)).toContain(all[0].key);
+    }
+    index.close();
+  });
+});
+
+describe('index over the real NeMo Gym rollout files (no capture)', () => {
+  it('lists every line with its reward, by id or by line number', async () => {
+    const index = await openIndex([DATA]);
+    const runs = index.listRuns();
+    expect(runs.length).toBe(readdirSync(DATA).filter((f) => f.endsWith('.jsonl')).length);
+    const mcqa = runs.find((r) => r.id.startsWith('mcqa'))!;
+    const page = index.listRollouts(mcqa.id, { sort: 'rollout', order: 'asc', limit: 50 })!;
+    expect(page.rollouts.map((r) => r.key)).toEqual(['line-1', 'line-2', 'line-3', 'line-4', 'line-5']);
+    const sm = runs.find((r) => r.id.startsWith('string_match'))!;
+    expect(index.listRollouts(sm.id, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key)).toEqual(['0-0', '1-0', '2-0', '3-0', '4-0']);
+    index.close();
+  });
+});
+
+describe('live ingest', () => {
+  it('appended calls and new rollouts appear; a partial line only once completed', async () => {
+    const root = path.join(tmp, 'live');
+    const captures = path.join(root, 'run', 'captures');
+    mkdirSync(captures, { recursive: true });
+    writeFileSync(path.join(captures, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: 'a' })));
+    const index = await openIndex([root]);
+    const count = () => index.listRuns()[0].totals.calls;
+    expect(count()).toBe(1);
+    appendFileSync(path.join(captures, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: 'b' })));
+    const partial = serialize(makeExchange({ model_call_id: 'c' }));
+    appendFileSync(path.join(captures, '0-0.capture.jsonl'), partial.slice(0, 40));
+    writeFileSync(path.join(captures, '1-0.capture.jsonl'), line(makeExchange({ model_call_id: 'd' })));
+    await index.refreshPaths(new Set([path.join(captures, '0-0.capture.jsonl'), path.join(captures, '1-0.capture.jsonl')]));
+    expect(count()).toBe(3);
+    appendFileSync(path.join(captures, '0-0.capture.jsonl'), partial.slice(40) + '\n');
+    await index.refreshPaths(new Set([path.join(captures, '0-0.capture.jsonl')]));
+    expect(count()).toBe(4);
+    const detail = await index.rolloutDetail('run', '0-0');
+    expect((detail!.capture!.calls as JsonObject[]).map((c) => c.model_call_id)).toEqual(['a', 'b', 'c']);
+    index.close();
+  });
+
+  it('restart over unchanged files reads nothing; truncated and replaced files are read again', async () => {
+    const root = path.join(tmp, 'restart');
+    const captures = path.join(root, 'run', 'captures');
+    mkdirSync(captures, { recursive: true });
+    const file = path.join(captures, '0-0.capture.jsonl');
+    writeFileSync(file, line(makeExchange({ model_call_id: 'a' })) + line(makeExchange({ model_call_id: 'b' })));
+    const dir = path.join(tmp, 'restart-index');
+    (await openIndex([root], dir)).close();
+    const again = await openIndex([root], dir);
+    expect(again.listRuns()[0].progress.bytes_read).toBe(0);
+    expect(again.listRuns()[0].totals.calls).toBe(2);
+    again.close();
+    truncateSync(file, 0);
+    writeFileSync(file, line(makeExchange({ model_call_id: 'z' })));
+    const third = await openIndex([root], dir);
+    expect(third.listRuns()[0].totals.calls).toBe(1);
+    expect(((await third.rolloutDetail('run', '0-0'))!.capture!.calls as JsonObject[])[0].model_call_id).toBe('z');
+    third.close();
+    await fsp.rm(file);
+    writeFileSync(file + '.tmp', line(makeExchange({ model_call_id: 'y' })) + line(makeExchange({ model_call_id: 'x' })) + line(makeExchange()));
+    await fsp.rename(file + '.tmp', file);
+    const fourth = await openIndex([root], dir);
+    expect(fourth.listRuns()[0].totals.calls).toBe(3);
+    fourth.close();
+  });
+
+  it('a deleted capture file leaves a no_records rollout; a marker appears as incomplete', async () => {
+    const root = path.join(tmp, 'delete');
+    const captures = path.join(root, 'run', 'captures');
+    mkdirSync(captures, { recursive: true });
+    const file = path.join(captures, '0-0.capture.jsonl');
+    writeFileSync(file, line(makeExchange()));
+    const index = await openIndex([root]);
+    await fsp.rm(file);
+    writeFileSync(path.join(captures, '1-0.capture.incomplete'), '');
+    await index.refreshPaths(new Set([file, path.join(captures, '1-0.capture.incomplete')]));
+    const rows = index.listRollouts('run', { sort: 'rollout', order: 'asc', limit: 10 })!.rollouts;
+    expect(rows.map((r) => [r.key, r.num_calls, r.gaps])).toEqual([
+      ['0-0', 0, '[{"code":"model_call_capture_no_records"}]'],
+      ['1-0', 0, '[{"code":"model_call_capture_incomplete"}]'],
+    ]);
+    index.close();
+  });
+});
