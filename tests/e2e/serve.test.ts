@@ -15,7 +15,7 @@ beforeAll(async () => {
   demo = mkdtempSync(path.join(os.tmpdir(), 'callscope-e2e-'));
   const gen = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(demo, 'runs')], { cwd: ROOT, encoding: 'utf8' });
   expect(gen.status, gen.stderr).toBe(0);
-  served = await startServe([path.join(demo, 'runs')]);
+  served = await startServe([path.join(demo, 'runs'), '--index-dir', path.join(demo, 'idx')]);
 });
 
 afterAll(async () => {
@@ -58,5 +58,116 @@ describe('callscope serve refuses unsafe binds', () => {
     const r = spawnSync(process.execPath, ['bin/callscope.js', 'serve', '/no/such/dir', '--port', '0'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('callscope serve: /no/such/dir: no such file or directory\n');
+  });
+});
+
+describe('the JSON API', () => {
+  const get = (p: string, init?: RequestInit) => fetch(served.url + p, init);
+
+  it('health and runs', async () => {
+    expect(await (await get('/api/health')).json()).toEqual({ ok: true, version: expect.any(String) });
+    const { runs } = (await (await get('/api/runs')).json()) as { runs: { id: string; progress: { state: string }; totals: { calls: number } }[] };
+    const page = await listRuns([path.join(demo, 'runs')]);
+    expect(runs.map((r) => r.id).sort()).toEqual(page.map((r) => r.id).sort());
+    for (const r of runs) expect(r.totals.calls).toBe(page.find((p) => p.id === r.id)!.rollouts.reduce((s, x) => s + x.numCalls, 0));
+  });
+
+  it('a call and its raw line: the raw bytes are the stored line, the call carries the payloads', async () => {
+    const detail = (await (await get('/api/runs/swe-claude-code/rollouts/0-0')).json()) as { capture: { calls: { model_call_id: string }[] } };
+    const id = detail.capture.calls[0].model_call_id;
+    const raw = await (await get(`/api/runs/swe-claude-code/rollouts/0-0/calls/${id}/raw`)).text();
+    const stored = (await fsp.readFile(path.join(demo, 'runs', 'swe-claude-code', 'captures', '0-0.capture.jsonl'), 'utf8')).split('\n')[0];
+    expect(raw).toBe(stored);
+    const call = (await (await get(`/api/runs/swe-claude-code/rollouts/0-0/calls/${id}`)).json()) as Record<string, unknown>;
+    expect(call.request).toEqual(JSON.parse(stored).request);
+    expect(call.response).toEqual(JSON.parse(stored).response);
+  });
+
+  it('OpenAPI describes every route', async () => {
+    const doc = (await (await get('/api/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/runs', '/api/runs/{run}/rollouts', '/api/runs/{run}/rollouts/{rollout}/calls/{call}/raw', '/api/compare', '/api/events']));
+  });
+
+  it('errors are JSON {error: {code, message}} with 400/404, never a stack', async () => {
+    for (const [p, status] of [
+      ['/api/runs/nope/rollouts', 404],
+      ['/api/runs/swe-claude-code/rollouts/nope-9', 404],
+      ['/api/runs/swe-claude-code/rollouts?sort=bogus', 400],
+      ['/api/runs/swe-claude-code/rollouts?cursor=abc', 400],
+      ['/api/compare?runs=', 400],
+    ] as const) {
+      const res = await get(p);
+      expect(res.status, p).toBe(status);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.message).not.toMatch(/at .*\.(ts|js):\d+/);
+    }
+  });
+
+  it('R7 quick tier: traversal through every id-taking route stays 4xx and reads nothing outside', async () => {
+    const corpus = ['..%2f', '..%2F..%2Fetc%2Fpasswd', '%2e%2e%2f%2e%2e%2fetc', '..%5c..%5cetc', '%252e%252e%252f', 'a%00b', '....//....//etc', '%2fetc%2fpasswd', 'x%2F..%2F..'];
+    const routes = (id: string) => [`/api/runs/${id}/rollouts`, `/api/runs/swe-claude-code/rollouts/${id}`, `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}`, `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}/raw`];
+    for (const id of corpus) {
+      for (const p of routes(id)) {
+        const res = await get(p);
+        expect(res.status, p).toBeGreaterThanOrEqual(400);
+        expect(res.status, p).toBeLessThan(500);
+        expect(await res.text()).not.toContain('root:');
+      }
+    }
+  });
+
+  it('R9: a foreign Host header is refused', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const u = new URL(served.url);
+      const req = request({ host: u.hostname, port: u.port, path: '/api/health', headers: { host: 'attacker.example' } }, (res) => resolve(res.statusCode ?? 0));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(421);
+  });
+
+  it('pages send a Content-Security-Policy', async () => {
+    expect((await get('/')).headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+
+  it('an appended call reaches the runs API and the event stream', async () => {
+    const res = await get('/api/events');
+    const reader = res.body!.getReader();
+    const file = path.join(demo, 'runs', 'proxy-sessions', 'captures', 'live-1.capture.jsonl');
+    const { line, makeExchange } = await import('../support/exchange');
+    await fsp.writeFile(file, line(makeExchange({ model_call_id: 'live-call' })));
+    let text = '';
+    const deadline = Date.now() + 10_000;
+    while (!text.includes('live-1') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    expect(text).toContain('"run":"proxy-sessions"');
+    const page = (await (await get('/api/runs/proxy-sessions/rollouts?q=live-1')).json()) as { rollouts: { key: string; num_calls: number }[] };
+    expect(page.rollouts).toEqual([expect.objectContaining({ key: 'live-1', num_calls: 1 })]);
+  });
+});
+
+describe('serve with a token', () => {
+  let tokenServed: Served;
+  beforeAll(async () => {
+    tokenServed = await startServe([path.join(demo, 'runs'), '--token', 's3cret', '--index-dir', path.join(demo, 'idx-token')]);
+  });
+  afterAll(async () => {
+    await tokenServed?.stop();
+  });
+
+  it('every route needs the token; ?token= sets a cookie', async () => {
+    expect((await fetch(tokenServed.url + '/api/runs')).status).toBe(401);
+    expect((await fetch(tokenServed.url + '/')).status).toBe(401);
+    expect((await fetch(tokenServed.url + '/api/runs', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await fetch(tokenServed.url + '/api/runs', { headers: { authorization: 'Bearer s3cret' } })).status).toBe(200);
+    const res = await fetch(tokenServed.url + '/?token=s3cret', { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0];
+    expect((await fetch(tokenServed.url + '/api/runs', { headers: { cookie } })).status).toBe(200);
   });
 });
