@@ -178,7 +178,11 @@ export class Ingestor {
     const pk = this.rolloutPk(runNo, rolloutId);
     const mode = this.resumeFrom(row, st);
     if (mode === 'unchanged') {
-      this.stmt.setCaptureState.run(row.id, row.unreadable, marker ? 1 : 0, pk);
+      const prev = this.db.prepare('SELECT marker, capture_file FROM rollouts WHERE pk = ?').get(pk) as { marker: number; capture_file: number | null };
+      if (prev.marker !== (marker ? 1 : 0) || prev.capture_file !== row.id) {
+        this.stmt.setCaptureState.run(row.id, row.unreadable, marker ? 1 : 0, pk);
+        stats.rolloutsChanged.add(pk);
+      }
       return;
     }
     if (mode === 'reread') {
