@@ -1,0 +1,95 @@
+// What a demo scenario supplies: the agent, its model servers, its tools, and tasks whose steps say what the
+// assistant does at each turn (reason, call tools, answer) and what the tools return. The rollout simulator
+// (rollout.ts) turns a task into model calls; the scenario never sees dialects or bytes.
+import type { JsonObject } from '../capture/json';
+import type { Dialect } from '../capture/sse';
+import type { ToolDef } from './conversation';
+import type { Rng } from './random';
+
+export interface StepCall {
+  name: string;
+  args: JsonObject;
+  output: string;
+  /** The tool's handler asks `tool_model` this before answering (a resources-server side call). */
+  toolModelPrompt?: string;
+}
+
+export interface ToolStep {
+  reasoning: string | null;
+  text: string | null;
+  calls: StepCall[];
+  /** A turn without tool calls that the (simulated) user answers. */
+  userReply?: string;
+}
+
+export interface FinalStep {
+  reasoning: string | null;
+  text: string;
+}
+
+export interface Task {
+  system: string;
+  user: string;
+  /** An assistant greeting already in the dataset row before the user speaks (tau2). */
+  greeting?: string;
+  /** The number of tool steps this task takes when nothing forces another length. */
+  plannedSteps: number;
+  toolStep(rng: Rng, step: number): ToolStep;
+  finalStep(rng: Rng, success: boolean): FinalStep;
+  /** What the final answer is checked against (the judge sees it). */
+  expected: string;
+  /** The answer the agent gives when it fails. */
+  wrongAnswer: string;
+  /** Scenario-specific facts the verify fields need (e.g. the file a patch touches). */
+  extra?: Record<string, string>;
+}
+
+export interface ModelServer {
+  /** The Gym model-server instance name (`model_ref.name`); null for a proxy started without a name. */
+  name: string | null;
+  dialect: Dialect;
+  model: string;
+  /** vLLM-served (ids, prefix-cache granularity, error shapes) rather than a hosted API. */
+  vllm: boolean;
+}
+
+export interface PolicyServer extends ModelServer {
+  reasoning: boolean;
+  /** Share of policy calls made with `stream: true`. */
+  streamingShare: number;
+}
+
+export interface JudgeRecord {
+  request: JsonObject;
+  response: JsonObject;
+  verdict: string;
+}
+
+export interface Outcome {
+  success: boolean;
+  policyTurns: number;
+  finalText: string;
+  judge: JudgeRecord | null;
+  durationS: number;
+  /** The agent never reached the model (e.g. its sandbox failed to start). */
+  noCalls: boolean;
+}
+
+export interface Scenario {
+  key: string;
+  agentName: string;
+  policy: PolicyServer;
+  judge?: ModelServer;
+  toolModel?: ModelServer;
+  tools: ToolDef[];
+  successRate: number;
+  /** Tool steps run concurrently-ish in a sandbox or service: median seconds per tool call. */
+  toolSeconds: number;
+  task(rng: Rng, taskIndex: number): Task;
+  /** Overrides of the simple agent's `responses_create_params` dump. */
+  createParams(task: Task, taskIndex: number): JsonObject;
+  /** The judge prompt, when the scenario's resources server grades with `judge_model`. */
+  judgePrompt?(task: Task, finalText: string): { system: string; user: string };
+  /** The verify-response fields that follow `reward` in the rollout line. */
+  resultFields(task: Task, outcome: Outcome): JsonObject;
+}

@@ -1,0 +1,111 @@
+// One shard of a run: the rollouts with dispatch index ≡ shard (mod shards), on the shard's own share of the
+// collection job's worker slots. A shard writes its rollouts' capture files, reads each back through the
+// tolerant reader to build `ng_model_call_capture` exactly as NeMo Gym's collector does, and yields the
+// serialized rollout lines in its dispatch order. Shards depend only on the seed and the job, never on
+// each other or on timing, so running them in worker threads or in-process gives the same bytes.
+import path from 'node:path';
+import { buildAttachment, collectCapture } from '../capture/attachment';
+import { serialize, setKey } from '../capture/json';
+import { MinHeap } from './heap';
+import { Rng } from './random';
+import { simulateRollout, type RolloutSpec, type SimulatedRollout } from './rollout';
+import { benchRun, defaultRuns, runSpecs, type RunDef, type Special } from './runs';
+import { projectTrajectory } from './trajectory';
+import { writeCaptureFile } from './writer';
+
+/** A run named so that a worker thread can rebuild its definition (definitions hold functions). */
+export type RunSelector = { bench: { rollouts: number; calls: number } } | { name: string };
+
+export interface ShardJob {
+  seed: string;
+  run: RunSelector;
+  shard: number;
+  shards: number;
+  /** The run's capture dir (created by the caller). */
+  captureDir: string;
+}
+
+export interface ShardResult {
+  /** Dispatch order across the whole run (retries after all first attempts). */
+  order: number;
+  endAt: number;
+  /** The serialized rollout line with its newline, or null for a run without a rollouts file. */
+  text: string | null;
+  failed: boolean;
+  calls: number;
+  captureBytes: number;
+}
+
+export function resolveRun(selector: RunSelector): RunDef {
+  if ('bench' in selector) return benchRun(selector.bench.rollouts, selector.bench.calls);
+  const run = defaultRuns().find((r) => r.name === selector.name);
+  if (!run) throw new Error(`unknown demo run ${selector.name}`);
+  return run;
+}
+
+export function runRng(seed: string, run: RunDef): Rng {
+  return new Rng(`callscope-demo/${seed}`).fork(run.name);
+}
+
+// Writing a capture file and reading it back is I/O; a short pipeline keeps the disk busy while the next
+// rollouts are simulated. Results are still taken in dispatch order.
+const PIPELINE_DEPTH = 8;
+
+export async function* runShard(job: ShardJob): AsyncGenerator<ShardResult> {
+  const run = resolveRun(job.run);
+  const rng = runRng(job.seed, run);
+  const hasRollouts = run.layout !== 'captures-only';
+  const withPayloads = run.layout === 'rollouts-only';
+
+  const persist = async (sim: SimulatedRollout, special: Special, order: number): Promise<ShardResult> => {
+    const captureBytes = await writeCaptureFile(job.captureDir, sim.rolloutId, sim.exchanges, special.damage);
+    const calls = sim.exchanges.length - (special.damage === 'lost_call' && sim.exchanges.length ? 1 : 0);
+    const result = { order, endAt: sim.endAt, text: null, failed: sim.failed, calls, captureBytes };
+    if (!hasRollouts) return result;
+    const evidence = await collectCapture([job.captureDir], sim.rolloutId, withPayloads);
+    setKey(sim.line, 'ng_model_call_capture', buildAttachment(sim.rolloutId, evidence, withPayloads));
+    if (withPayloads) {
+      // The collector's projection moves the payloads into ng_trajectory, then strips them from the calls.
+      setKey(sim.line, 'ng_trajectory', projectTrajectory(sim.line, sim.line.ng_model_call_capture as never));
+      sim.line.ng_model_call_capture = buildAttachment(sim.rolloutId, evidence, false);
+    }
+    return { ...result, text: serialize(sim.line) + '\n' };
+  };
+
+  const inflight: Promise<ShardResult>[] = [];
+  const start = (spec: RolloutSpec, special: Special, order: number): SimulatedRollout => {
+    const sim = simulateRollout(spec, rng);
+    const persisted = persist(sim, special, order);
+    persisted.catch(() => undefined); // awaited in order below; this only keeps an early rejection handled
+    inflight.push(persisted);
+    return sim;
+  };
+
+  // The shard's worker slots: each rollout starts when one frees up.
+  const slots = new MinHeap<number>((a, b) => a < b);
+  for (let i = job.shard; i < run.concurrency; i += job.shards) slots.push(run.startAt + i * 0.7);
+  const retries: { spec: Omit<RolloutSpec, 'startAt'>; order: number }[] = [];
+  let lastEnd = run.startAt;
+  let order = 0;
+  for (const { spec, special } of runSpecs(run)) {
+    const index = order++;
+    if (index % job.shards !== job.shard) continue;
+    const sim = start({ ...spec, startAt: slots.pop()! }, special, index);
+    slots.push(sim.endAt + 0.05);
+    lastEnd = Math.max(lastEnd, sim.endAt);
+    if (sim.failed) retries.push({ spec: { ...spec, attempt: 1, failAfterTurns: undefined }, order: index });
+    if (inflight.length >= PIPELINE_DEPTH) yield await inflight.shift()!;
+  }
+  // `gym eval run --resume` later retries the failed attempts with `_ng_attempt_index: 1`.
+  let resumeAt = lastEnd + 1800;
+  for (const retry of retries) {
+    resumeAt = start({ ...retry.spec, startAt: resumeAt }, {}, order + retry.order).endAt + 1;
+    if (inflight.length >= PIPELINE_DEPTH) yield await inflight.shift()!;
+  }
+  while (inflight.length) yield await inflight.shift()!;
+}
+
+/** The capture dir of a run inside the staging dir (a rollouts-only run's captures go to a scratch dir). */
+export function captureDirOf(staging: string, run: RunDef): string {
+  return run.layout === 'rollouts-only' ? path.join(staging, '.scratch', run.name) : path.join(staging, run.name, 'captures');
+}
