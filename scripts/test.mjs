@@ -23,7 +23,9 @@ let summary = '0 passed, 1 failed';
 try {
   const r = JSON.parse(readFileSync(resultFile, 'utf8'));
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  const failed = r.numFailedTests + (r.numFailedTestSuites ?? 0);
+  // A file that failed to load has no test results of its own: count it as one failure.
+  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  const failed = r.numFailedTests + brokenFiles;
   summary = `${r.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
 } catch {
   // vitest did not write its report: count the run as one failure.

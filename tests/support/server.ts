@@ -11,6 +11,22 @@ export interface Served {
   stop: () => Promise<void>;
 }
 
+/** Polls /api/runs until every run's first ingest is done. */
+async function waitUntilIndexed(url: string, args: string[], timeoutMs = 120_000): Promise<void> {
+  const i = args.indexOf('--token');
+  const headers: Record<string, string> = i >= 0 ? { authorization: `Bearer ${args[i + 1]}` } : {};
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(url + '/api/runs', { headers }).catch(() => null);
+    if (res?.ok) {
+      const { runs } = (await res.json()) as { runs: { progress: { state: string } }[] };
+      if (runs.every((r) => r.progress.state === 'ready' || r.progress.state === 'error')) return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the index did not finish its first pass in time');
+}
+
 export function startServe(args: string[], timeoutMs = 300_000): Promise<Served> {
   const child = spawn(process.execPath, ['bin/callscope.js', 'serve', '--port', '0', ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -34,7 +50,15 @@ export function startServe(args: string[], timeoutMs = 300_000): Promise<Served>
       const m = /serving .* on (http:\/\/\S+)/.exec(log);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], child, output: () => log, stop });
+        child.stdout!.off('data', onData);
+        child.stderr!.off('data', onData);
+        void waitUntilIndexed(m[1], args).then(
+          () => resolve({ url: m[1], child, output: () => log, stop }),
+          (err) => {
+            void stop();
+            reject(err);
+          },
+        );
       }
     };
     child.stdout!.on('data', onData);
