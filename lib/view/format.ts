@@ -1,0 +1,48 @@
+// Number and time formatting with units, shared by every view. Null is unknown and shows as an em dash,
+// never as 0.
+
+export const DASH = '—';
+
+export function formatCount(n: number | null | undefined): string {
+  return n === null || n === undefined ? DASH : n.toLocaleString('en-US');
+}
+
+/** 1234 -> "1.2k", 2_500_000 -> "2.5M". */
+export function formatCompact(n: number | null | undefined): string {
+  if (n === null || n === undefined) return DASH;
+  const abs = Math.abs(n);
+  if (abs >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (abs >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (abs >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return n.toLocaleString('en-US');
+}
+
+export function formatTokens(n: number | null | undefined): string {
+  return n === null || n === undefined ? DASH : `${formatCompact(n)} tok`;
+}
+
+/** Milliseconds with a unit that fits: 850 ms, 12.4 s, 3 min 05 s. */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return DASH;
+  if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  const min = Math.floor(ms / 60_000);
+  return `${min} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')} s`;
+}
+
+export function formatReward(r: number | null | undefined): string {
+  return r === null || r === undefined ? DASH : r.toFixed(r === Math.round(r) ? 1 : 3);
+}
+
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return DASH;
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GB`;
+}
+
+/** Unix seconds as an ISO string in UTC (for titles), and the viewer's local time is rendered client-side. */
+export function utcIso(seconds: number | null | undefined): string {
+  return seconds === null || seconds === undefined ? DASH : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+}
