@@ -38,6 +38,9 @@ export function openApiDocument() {
       '/api/compare': {
         get: { summary: 'Token usage and the rest, side by side', parameters: queryParams(S.CompareQuerySchema), responses: { 200: { description: 'comparison', ...json(S.CompareSchema) }, ...errors } },
       },
+      '/api/compare/points': {
+        get: { summary: 'Per-rollout (tokens_total, reward) points per run, for the scatter', parameters: queryParams(S.PointsQuerySchema), responses: { 200: { description: 'points', ...json(S.PointsSchema) }, ...errors } },
+      },
       '/api/events': { get: { summary: 'Server-Sent Events of index changes', responses: { 200: { description: 'event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } } } },
     },
   };

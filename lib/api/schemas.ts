@@ -37,6 +37,11 @@ export const CompareQuerySchema = z.object({
     .pipe(z.array(RunIdSchema).min(1).max(8)),
 });
 
+export const PointsQuerySchema = z.object({ runs: CompareQuerySchema.shape.runs, limit: z.coerce.number().int().min(1).max(50_000).default(50_000) }).strict();
+export const PointsSchema = z.object({
+  runs: z.array(z.object({ run: z.string(), total: z.number(), truncated: z.boolean(), keys: z.array(z.string()), tokens_total: z.array(z.number().nullable()), reward: z.array(z.number().nullable()) })),
+});
+
 export const ErrorSchema = z.object({ error: z.object({ code: z.enum(['bad_request', 'unauthorized', 'not_found', 'unavailable', 'internal']), message: z.string() }) });
 
 export const HealthSchema = z.object({ ok: z.boolean(), version: z.string() });

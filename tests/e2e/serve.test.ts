@@ -61,8 +61,10 @@ describe('callscope serve', () => {
     const runs = await expectedRuns(path.join(demo, 'runs'));
     expect(runs.length).toBeGreaterThanOrEqual(3);
     for (const run of runs) {
-      expect(html).toContain(`aria-label="run ${run.id}"`);
-      expect(html).toMatch(new RegExp(`· <!-- -->${run.rollouts}<!-- --> rollouts · <!-- -->${run.calls.toLocaleString('en-US')}<!-- --> calls`));
+      const row = new RegExp(`<tr aria-label="run ${run.id}"[^>]*>([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? '';
+      const cells = [...row.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => m[1].replace(/<[^>]+>/g, ''));
+      expect(cells[2], run.id).toMatch(new RegExp(`^${run.rollouts.toLocaleString('en-US')}\\b`));
+      expect(cells[3], run.id).toBe(run.calls.toLocaleString('en-US'));
     }
   });
 

@@ -1,0 +1,26 @@
+// Per-rollout points for the compare page's reward-vs-tokens scatter: for each run, columns of rollout key,
+// tokens_total and reward (null when unknown), at most `limit` rollouts per run in rollout order.
+import { NextResponse, type NextRequest } from 'next/server';
+import { handle, notFound } from '@/lib/api/errors';
+import { PointsQuerySchema } from '@/lib/api/schemas';
+import { getInstance } from '@/lib/server/instance';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = handle(async (req: NextRequest) => {
+  const { runs, limit } = PointsQuerySchema.parse(Object.fromEntries(req.nextUrl.searchParams));
+  const { index } = await getInstance();
+  const out = [...new Set(runs)].map((run) => {
+    const page = index.listRollouts(run, { sort: 'rollout', order: 'asc', limit });
+    if (!page) throw notFound(`run '${run}'`);
+    return {
+      run,
+      total: page.total,
+      truncated: page.next_cursor !== null,
+      keys: page.rollouts.map((r) => r.key),
+      tokens_total: page.rollouts.map((r) => r.tokens_total),
+      reward: page.rollouts.map((r) => r.reward),
+    };
+  });
+  return NextResponse.json({ runs: out });
+});

@@ -1,0 +1,64 @@
+import type { ReactNode } from 'react';
+import { Card } from '@/components/ui/card';
+import { cn } from '@/components/ui/cn';
+import { cellText, changeText, type Cell, type CompareTable } from '@/lib/view/compare';
+import { TableCsvButton } from './table-csv-button';
+
+function CellView({ cell }: { cell: Cell }) {
+  const numeric = cell.kind !== 'text';
+  const tone = cell.kind.startsWith('delta_') && typeof cell.value === 'number' && cell.value !== 0 ? (cell.value > 0 ? 'text-warn' : 'text-good') : undefined;
+  return (
+    <td className={cn('px-3 py-1.5 whitespace-nowrap', numeric && 'text-right tabular-nums', cell.value === null && 'text-muted', tone)} title={typeof cell.value === 'number' ? String(cell.value) : undefined}>
+      {cellText(cell)}
+      {cell.change !== undefined && changeText(cell.change) ? <span className="ml-1.5 text-xs text-muted">{changeText(cell.change)}</span> : null}
+    </td>
+  );
+}
+
+/** A comparison table with its CSV download; `limit` caps the rows drawn (the CSV has them all). */
+export function CompareTableView({ table, runs, limit, actions, empty = 'Nothing to compare.' }: { table: CompareTable; runs: string[]; limit?: number; actions?: ReactNode; empty?: string }) {
+  const rows = limit ? table.rows.slice(0, limit) : table.rows;
+  return (
+    <Card
+      title={table.title}
+      actions={
+        <>
+          {actions}
+          <TableCsvButton table={table} runs={runs} />
+        </>
+      }
+    >
+      {table.rows.length === 0 ? (
+        <p className="text-sm text-muted">{empty}</p>
+      ) : (
+        <div className="-mx-4 -my-4 overflow-x-auto">
+          <table className="w-full text-sm">
+            <thead className="bg-panel text-xs text-muted">
+              <tr>
+                {table.headers.map((h, i) => (
+                  <th key={`${h}-${i}`} scope="col" className={cn('px-3 py-2 font-medium whitespace-nowrap', i > 0 && table.rows[0]?.[i]?.kind !== 'text' ? 'text-right' : 'text-left')}>
+                    {h}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row, i) => (
+                <tr key={i} className="border-t border-line">
+                  {row.map((cell, j) => (
+                    <CellView key={j} cell={cell} />
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {rows.length < table.rows.length ? (
+            <p className="border-t border-line px-3 py-2 text-xs text-muted">
+              Showing {rows.length} of {table.rows.length.toLocaleString('en-US')} rows; the CSV has all of them.
+            </p>
+          ) : null}
+        </div>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,39 @@
+'use client';
+
+import { useId } from 'react';
+import { cn } from '@/components/ui/cn';
+
+export const controlClass = 'h-8 rounded-md border border-line bg-bg px-2 text-sm text-fg focus-visible:outline-2 focus-visible:outline-accent';
+
+/** A labelled select whose first option, "any", clears the filter. */
+export function FilterSelect({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: string | null | undefined;
+  options: readonly (string | [value: string, label: string, title?: string])[];
+  onChange: (value: string | null) => void;
+}) {
+  const id = useId();
+  const known = options.some((o) => (typeof o === 'string' ? o : o[0]) === value);
+  return (
+    <div className="flex flex-col gap-0.5 text-xs text-muted">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value || null)} className={cn(controlClass, 'w-28', value && 'border-accent')}>
+        <option value="">any</option>
+        {value && !known ? <option value={value}>{value}</option> : null}
+        {options.map((o) => {
+          const [v, text, title] = typeof o === 'string' ? [o, o] : o;
+          return (
+            <option key={v} value={v} title={title}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </div>
+  );
+}

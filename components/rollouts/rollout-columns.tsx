@@ -1,0 +1,75 @@
+import type { ColumnDef } from '@tanstack/react-table';
+import { Badge } from '@/components/ui/badge';
+import { LocalTime } from '@/components/ui/local-time';
+import { formatCount, formatMs, formatReward } from '@/lib/view/format';
+import type { RolloutItem, SortKey, TokenField } from '@/lib/view/table';
+import { GapBadges } from './gap-badges';
+import { RolloutIdCell } from './rollout-id-cell';
+import { TokenCell } from './token-cell';
+
+export interface ColumnMeta {
+  sortKey?: SortKey;
+  width: number;
+  align: 'left' | 'right';
+  title?: string;
+}
+type Column = ColumnDef<RolloutItem> & { meta: ColumnMeta };
+
+const muted = (text: string, known: boolean) => <span className={known ? undefined : 'text-muted'}>{text}</span>;
+
+function tokens(field: TokenField, header: string, label: string, maxima: Record<TokenField, number | null>): Column {
+  return {
+    id: field,
+    header,
+    meta: { sortKey: field === 'cached_tokens' ? 'tokens_cached' : field, width: 76, align: 'right', title: `${label} per rollout (bars relative to this page's maximum)` },
+    cell: ({ row: { original: r } }) => (
+      <TokenCell value={r[field]} max={maxima[field]} label={label} note={field === 'tokens_in' && r.cached_tokens !== null ? `${formatCount(r.cached_tokens)} cached` : undefined} />
+    ),
+  };
+}
+
+/** The rollouts table's columns; `maxima` scales the token bars to the rows loaded. */
+export function rolloutColumns(run: string, maxima: Record<TokenField, number | null>): Column[] {
+  return [
+    { id: 'rollout', header: 'Rollout', meta: { sortKey: 'rollout', width: 150, align: 'left' }, cell: ({ row }) => <RolloutIdCell run={run} r={row.original} /> },
+    {
+      id: 'started_at',
+      header: 'Started',
+      meta: { sortKey: 'started_at', width: 112, align: 'left', title: 'First call started (your time zone; UTC on hover)' },
+      cell: ({ row }) => <LocalTime seconds={row.original.started_at} pattern="MM-dd HH:mm:ss" />,
+    },
+    { id: 'reward', header: 'Reward', meta: { sortKey: 'reward', width: 60, align: 'right' }, cell: ({ row }) => muted(formatReward(row.original.reward), row.original.reward !== null) },
+    { id: 'calls', header: 'Calls', meta: { sortKey: 'calls', width: 52, align: 'right' }, cell: ({ row }) => formatCount(row.original.num_calls) },
+    tokens('tokens_in', 'In', 'tokens in', maxima),
+    tokens('tokens_out', 'Out', 'tokens out', maxima),
+    tokens('tokens_reasoning', 'Reasoning', 'reasoning tokens', maxima),
+    tokens('tokens_total', 'Total', 'tokens total', maxima),
+    { id: 'latency_sum', header: 'Latency Σ', meta: { sortKey: 'latency_sum', width: 72, align: 'right', title: 'Sum of call latencies' }, cell: ({ row }) => muted(formatMs(row.original.latency_sum), row.original.latency_sum !== null) },
+    { id: 'latency_max', header: 'Max', meta: { sortKey: 'latency_max', width: 68, align: 'right', title: 'Slowest call' }, cell: ({ row }) => muted(formatMs(row.original.latency_max), row.original.latency_max !== null) },
+    { id: 'ttft_p50', header: 'TTFT p50', meta: { sortKey: 'ttft_p50', width: 68, align: 'right', title: 'Median time to first token of streamed calls' }, cell: ({ row }) => muted(formatMs(row.original.ttft_p50), row.original.ttft_p50 !== null) },
+    {
+      id: 'errors',
+      header: 'Errors',
+      meta: { sortKey: 'errors', width: 62, align: 'right', title: 'Calls with an error category' },
+      cell: ({ row: { original: r } }) => (
+        <span className={r.errors > 0 ? 'font-medium text-bad' : 'text-muted'} title={r.error_categories.join(', ') || undefined}>
+          {formatCount(r.errors)}
+        </span>
+      ),
+    },
+    { id: 'gaps', header: 'Gaps', meta: { sortKey: 'gaps', width: 100, align: 'left', title: 'Missing evidence (spec §5.3); hover a code for its meaning' }, cell: ({ row }) => <GapBadges gaps={row.original.gaps} /> },
+    { id: 'attempt', header: 'Attempt', meta: { width: 56, align: 'right' }, cell: ({ row }) => muted(row.original.attempt === null ? '—' : String(row.original.attempt), row.original.attempt !== null) },
+    {
+      id: 'model_servers',
+      header: 'Model servers',
+      meta: { width: 110, align: 'left' },
+      cell: ({ row }) => (
+        <div className="flex gap-1 overflow-hidden" title={row.original.model_servers.join(', ')}>
+          {row.original.model_servers.map((s) => (
+            <Badge key={s}>{s}</Badge>
+          ))}
+        </div>
+      ),
+    },
+  ];
+}

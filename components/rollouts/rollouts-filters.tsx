@@ -1,0 +1,38 @@
+'use client';
+
+import { X } from 'lucide-react';
+import { Button } from '@/components/ui/button';
+import { activeFilters, DIALECTS, ERROR_CATEGORIES, GAP_MEANINGS, gapLabel, type RolloutView } from '@/lib/view/table';
+import { FilterSelect } from './filter-select';
+import { NumberFilter } from './number-filter';
+import { SearchBox } from './search-box';
+import type { ViewPatch } from './use-rollout-view';
+
+const GAP_OPTIONS = Object.entries(GAP_MEANINGS).map(([code, meaning]) => [code, gapLabel(code), meaning] as [string, string, string]);
+const bool = (v: boolean | undefined) => (v === undefined ? null : String(v));
+const toBool = (v: string | null) => (v === null ? null : v === 'true');
+
+const CLEARED: ViewPatch = { q: null, model_server: null, dialect: null, error_category: null, gap: null, attempt: null, reward_min: null, reward_max: null, has_errors: null, failed: null };
+
+/** Search and filters of the rollouts table; each one is a query parameter. */
+export function RolloutsFilters({ view, setView, modelServers }: { view: RolloutView; setView: (patch: ViewPatch) => void; modelServers: string[] }) {
+  return (
+    <div role="search" aria-label="filter rollouts" className="flex flex-wrap items-end gap-x-3 gap-y-2">
+      <SearchBox value={view.q} onChange={(q) => setView({ q })} />
+      <FilterSelect label="Model server" value={view.model_server} options={modelServers} onChange={(v) => setView({ model_server: v })} />
+      <FilterSelect label="Dialect" value={view.dialect} options={DIALECTS} onChange={(v) => setView({ dialect: v as RolloutView['dialect'] | null })} />
+      <FilterSelect label="Error category" value={view.error_category} options={ERROR_CATEGORIES} onChange={(v) => setView({ error_category: v })} />
+      <FilterSelect label="Gap" value={view.gap} options={GAP_OPTIONS} onChange={(v) => setView({ gap: v })} />
+      <FilterSelect label="Errors" value={bool(view.has_errors)} options={[['true', 'with errors'], ['false', 'without errors']]} onChange={(v) => setView({ has_errors: toBool(v) })} />
+      <FilterSelect label="Failed" value={bool(view.failed)} options={[['true', 'failed only'], ['false', 'not failed']]} onChange={(v) => setView({ failed: toBool(v) })} />
+      <NumberFilter label="Reward ≥" value={view.reward_min} onChange={(v) => setView({ reward_min: v })} />
+      <NumberFilter label="Reward ≤" value={view.reward_max} onChange={(v) => setView({ reward_max: v })} />
+      <NumberFilter label="Attempt" value={view.attempt} integer step="1" onChange={(v) => setView({ attempt: v })} />
+      {activeFilters(view) > 0 ? (
+        <Button variant="ghost" onClick={() => setView(CLEARED)}>
+          <X size={14} aria-hidden /> Clear filters
+        </Button>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+import Link from 'next/link';
+import { RunProgress } from '@/components/runs/run-progress';
+import type { RunInfo } from '@/lib/index/index';
+import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
+
+function Stat({ label, value, title }: { label: string; value: string; title?: string }) {
+  return (
+    <div title={title}>
+      <dt className="text-xs text-muted">{label}</dt>
+      <dd className="font-semibold tabular-nums">{value}</dd>
+    </div>
+  );
+}
+
+/** The run's name, where its files are, and its totals. */
+export function RunHeader({ run }: { run: RunInfo }) {
+  const t = run.totals;
+  const files = [run.rollouts_file, run.failures_file, run.capture_dir].filter((f): f is string => f !== null);
+  const tokens = (n: number | null) => (n === null ? '—' : `${formatCompact(n)} tok`);
+  return (
+    <header className="mb-4 space-y-3">
+      <nav aria-label="breadcrumb" className="text-sm text-muted">
+        <Link href="/" className="hover:text-fg">
+          Runs
+        </Link>{' '}
+        / <span className="text-fg">{run.id}</span>
+      </nav>
+      <div className="flex flex-wrap items-baseline gap-x-4 gap-y-1">
+        <h1 className="text-xl font-semibold break-all">{run.id}</h1>
+        {files.map((f) => (
+          <code key={f} className="truncate font-mono text-xs text-muted" title={f}>
+            {f}
+          </code>
+        ))}
+      </div>
+      {run.progress.state !== 'ready' ? <RunProgress progress={run.progress} /> : null}
+      <dl className="flex flex-wrap gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm">
+        <Stat label="Rollouts" value={`${formatCount(t.rollouts)}${t.failed ? ` (${formatCount(t.failed)} failed)` : ''}`} />
+        <Stat label="Calls" value={formatCount(t.calls)} />
+        <Stat label="Tokens in" value={tokens(t.tokens_in)} title={`${formatCount(t.tokens_in)} (${formatCount(t.cached_tokens)} cached)`} />
+        <Stat label="Tokens out" value={tokens(t.tokens_out)} title={formatCount(t.tokens_out)} />
+        <Stat label="Reasoning" value={tokens(t.tokens_reasoning)} title={formatCount(t.tokens_reasoning)} />
+        <Stat label="Total" value={tokens(t.tokens_total)} title={formatCount(t.tokens_total)} />
+        <Stat label="Latency Σ" value={formatMs(t.latency_sum)} />
+        <Stat label="Errors" value={formatCount(t.errors)} />
+        <Stat label="Gaps" value={formatCount(t.gaps)} />
+        <Stat label="Mean reward" value={formatReward(t.mean_reward)} />
+      </dl>
+    </header>
+  );
+}

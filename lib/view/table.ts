@@ -1,0 +1,169 @@
+// Preparers for the rollouts table: the view's query (parsed tolerantly from a page URL, written back as an
+// API query string), header sort toggling, inline token bars relative to the page's maximum (null is no
+// bar, not an empty one), the gap codes explained, and the CSV columns of an export.
+import type { z } from 'zod';
+import { RolloutQuerySchema, type RolloutQuery, type RolloutRowSchema } from '../api/schemas';
+import { SORT_COLUMNS } from '../index/schema';
+import type { CsvColumn } from './csv';
+import { utcIso } from './format';
+
+/** What a rollouts view is: sort, order, search and filters (the page size and cursor are not part of it). */
+export type RolloutView = Omit<RolloutQuery, 'limit' | 'cursor'>;
+export type SortKey = RolloutView['sort'];
+export type SortOrder = RolloutView['order'];
+/** A rollout as the API presents it (GET /api/runs/{run}/rollouts). */
+export type RolloutItem = z.infer<typeof RolloutRowSchema>;
+
+export const SORT_KEYS = ['rollout', ...Object.keys(SORT_COLUMNS)] as SortKey[];
+export const DEFAULT_VIEW: RolloutView = { sort: 'rollout', order: 'asc' };
+export const DIALECTS = ['responses', 'chat', 'messages'] as const;
+/** Spec §6.6: every non-null error_category. */
+export const ERROR_CATEGORIES = ['timeout', 'rate_limit', 'auth', 'not_found', 'client_error', 'upstream_error', 'incomplete', 'stream_truncated', 'capture_parse_error', 'connection', 'exception'] as const;
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/**
+ * The view a page URL asks for. Parameters the API schema rejects are dropped one by one (and named in
+ * `ignored`) so that a stale or hand-edited link still opens the run instead of failing.
+ */
+export function parseRolloutView(params: SearchParams): { view: RolloutView; ignored: string[] } {
+  const input: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    const value = Array.isArray(v) ? v[0] : v;
+    if (value !== undefined && value !== '' && k !== 'limit' && k !== 'cursor') input[k] = value;
+  }
+  const ignored: string[] = [];
+  for (;;) {
+    const parsed = RolloutQuerySchema.safeParse(input);
+    if (parsed.success) {
+      const { limit: _limit, cursor: _cursor, ...view } = parsed.data;
+      return { view, ignored };
+    }
+    const issue = parsed.error.issues[0];
+    const key = issue.code === 'unrecognized_keys' ? issue.keys[0] : String(issue.path[0] ?? '');
+    if (!(key in input)) return { view: { ...DEFAULT_VIEW }, ignored: [...ignored, ...Object.keys(input)] };
+    ignored.push(key);
+    delete input[key];
+  }
+}
+
+/** The view as query parameters, defaults left out, in a stable order (so equal views give equal strings). */
+export function viewParams(view: Partial<RolloutView>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(RolloutQuerySchema.shape).sort()) {
+    const value = view[key as keyof RolloutView];
+    if (value === undefined || value === null || value === '') continue;
+    if (key === 'sort' && value === DEFAULT_VIEW.sort) continue;
+    if (key === 'order' && value === DEFAULT_VIEW.order) continue;
+    params.set(key, String(value));
+  }
+  return params;
+}
+
+/** The API URL of one page of a view. */
+export function rolloutsApiUrl(run: string, view: RolloutView, limit: number, cursor?: string | null): string {
+  const params = viewParams(view);
+  params.set('limit', String(limit));
+  if (cursor) params.set('cursor', cursor);
+  return `/api/runs/${encodeURIComponent(run)}/rollouts?${params}`;
+}
+
+/** How many filters (not sort) narrow the view. */
+export function activeFilters(view: RolloutView): number {
+  return [...viewParams(view).keys()].filter((k) => k !== 'sort' && k !== 'order').length;
+}
+
+/** Clicking a header: the same column flips the order; another column starts high-to-low (ids start a-z). */
+export function nextSort(current: { sort: SortKey; order: SortOrder }, column: SortKey): { sort: SortKey; order: SortOrder } {
+  if (current.sort === column) return { sort: column, order: current.order === 'asc' ? 'desc' : 'asc' };
+  return { sort: column, order: column === 'rollout' ? 'asc' : 'desc' };
+}
+
+export const TOKEN_FIELDS = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'cached_tokens', 'tokens_total'] as const;
+export type TokenField = (typeof TOKEN_FIELDS)[number];
+
+/** The largest known value of each field on the page; null when no row knows it. */
+export function pageMaxima<F extends string>(rows: Partial<Record<F, number | null>>[], fields: readonly F[]): Record<F, number | null> {
+  const out = {} as Record<F, number | null>;
+  for (const f of fields) {
+    let max: number | null = null;
+    for (const r of rows) {
+      const v = r[f];
+      if (typeof v === 'number' && Number.isFinite(v) && (max === null || v > max)) max = v;
+    }
+    out[f] = max;
+  }
+  return out;
+}
+
+/** A bar's width as a fraction of the page maximum: null (no bar) when the value is unknown. */
+export function barFraction(value: number | null | undefined, max: number | null): number | null {
+  if (value === null || value === undefined || !Number.isFinite(value)) return null;
+  if (max === null || max <= 0) return 0;
+  return Math.min(1, Math.max(0, value / max));
+}
+
+/** Spec §5.3, the codes a rollout of a capture run can carry. */
+export const GAP_MEANINGS: Record<string, string> = {
+  model_call_capture_no_records: 'No capture file or marker, or the file holds no readable lines.',
+  model_call_capture_records_unreadable: 'Some capture lines were malformed, not objects, or failed derivation.',
+  model_call_capture_incomplete: 'The .capture.incomplete marker exists: at least one call failed to persist.',
+  model_call_capture_unreadable: 'Reading the capture raised (I/O, permissions); no calls are known.',
+  agent_observation_join_failed: 'Agent observations failed validation, or joining them raised.',
+  trajectory_projection_failed: 'Projecting the trajectory failed.',
+  producer_trajectory_identity_mismatch: "The agent's trajectory task or rollout id differs from the collector's.",
+  producer_trajectory_invalid: "The agent's trajectory failed validation.",
+  agent_observations_invalid: 'Agent observations failed validation during projection.',
+  model_call_capture_gap_invalid: 'A gap object in the capture attachment failed validation.',
+  model_calls_unavailable: 'The projected trajectory has no model calls.',
+  turns_unavailable: 'The projected trajectory has no turns.',
+  conversation_unavailable: 'No invocation has a non-empty conversation.',
+  model_call_reference_unmatched: 'A reference to a model call matched no captured call.',
+  model_call_reference_ambiguous: 'A reference to a model call matched more than one captured call.',
+  model_call_reference_conflict: 'The matched call is already owned by another invocation.',
+  model_call_ownership_unavailable: 'No invocation can be said to own a captured call.',
+  multimodal_history_redacted: "Images were stripped from the rollout's history.",
+};
+
+/** The short label of a badge: the capture prefix is implied in the gaps column. */
+export function gapLabel(code: string): string {
+  return code.replace(/^model_call_capture_/, '');
+}
+
+export function gapTitle(gap: { code: string; detail?: string }): string {
+  const meaning = GAP_MEANINGS[gap.code] ?? 'A gap code this viewer does not know (spec §5.3).';
+  return `${gap.code}: ${meaning}${gap.detail ? ` (${gap.detail})` : ''}`;
+}
+
+const list = (xs: string[]) => xs.join(';');
+
+export const ROLLOUT_CSV_COLUMNS: CsvColumn<RolloutItem>[] = [
+  { header: 'key', value: (r) => r.key },
+  { header: 'rollout_id', value: (r) => r.rollout_id },
+  { header: 'line_no', value: (r) => r.line_no },
+  { header: 'failure_class', value: (r) => r.failure_class },
+  { header: 'reward', value: (r) => r.reward },
+  { header: 'task_index', value: (r) => r.task_index },
+  { header: 'rollout_index', value: (r) => r.rollout_index },
+  { header: 'attempt', value: (r) => r.attempt },
+  { header: 'agent', value: (r) => r.agent },
+  { header: 'num_calls', value: (r) => r.num_calls },
+  { header: 'tokens_in', value: (r) => r.tokens_in },
+  { header: 'tokens_out', value: (r) => r.tokens_out },
+  { header: 'tokens_reasoning', value: (r) => r.tokens_reasoning },
+  { header: 'cached_tokens', value: (r) => r.cached_tokens },
+  { header: 'tokens_total', value: (r) => r.tokens_total },
+  { header: 'latency_sum_ms', value: (r) => r.latency_sum },
+  { header: 'latency_max_ms', value: (r) => r.latency_max },
+  { header: 'ttft_p50_ms', value: (r) => r.ttft_p50 },
+  { header: 'errors', value: (r) => r.errors },
+  { header: 'error_categories', value: (r) => list(r.error_categories) },
+  { header: 'gaps', value: (r) => list(r.gaps.map((g) => (g.detail ? `${g.code}(${g.detail})` : g.code))) },
+  { header: 'model_servers', value: (r) => list(r.model_servers) },
+  { header: 'dialects', value: (r) => list(r.dialects) },
+  { header: 'started_at_utc', value: (r) => (r.started_at === null ? null : utcIso(r.started_at)) },
+  { header: 'completed_at_utc', value: (r) => (r.completed_at === null ? null : utcIso(r.completed_at)) },
+  { header: 'incomplete', value: (r) => r.incomplete },
+  { header: 'unreadable_lines', value: (r) => r.unreadable },
+  { header: 'source', value: (r) => r.source },
+];
