@@ -108,7 +108,23 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   const instance = startInstance(paths, indexDir);
   setInstance(instance);
   void reportProgress(await instance, io);
+  try {
+    return await listenAndServe(instance, paths, host, port, values.token, values.upstream, io);
+  } finally {
+    await (await instance).watcher.close();
+    (await instance).index.close();
+  }
+}
 
+async function listenAndServe(
+  instance: Promise<Instance>,
+  paths: string[],
+  host: string,
+  port: number,
+  token: string | undefined,
+  upstream: string | undefined,
+  io: CliIO,
+): Promise<number> {
   if (await buildIsStale()) {
     io.stderr.write('callscope: building the dashboard (first start, or sources changed)...\n');
     await runNextBuild(PROJECT_ROOT, io);
@@ -117,8 +133,8 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   const app = next({ dev: false, dir: PROJECT_ROOT, hostname: host, port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const capture = values.upstream ? await mountCapture(values.upstream, await instance, io) : null;
-  const guard = makeGuard({ host, port, token: values.token });
+  const capture = upstream ? await mountCapture(upstream, await instance, paths, io) : null;
+  const guard = makeGuard({ host, port, token });
   let actualPort = port;
   const server = http.createServer((req, res) => {
     if (capture && (req.url ?? '').startsWith('/ng-rollout/')) return capture(req, res);
@@ -139,14 +155,17 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await capture?.close();
-  await (await instance).watcher.close();
-  (await instance).index.close();
   return 0;
 }
 
-async function mountCapture(upstream: string, instance: Instance, io: CliIO) {
-  const dir = instance.index.listRuns().find((r) => r.capture_dir)?.capture_dir;
-  if (!dir) throw new UsageError('--upstream needs a capture dir among the PATHs to write into');
+/** Captures into the first capture dir found, or else into the first PATH that is a directory (a new run). */
+async function mountCapture(upstream: string, instance: Instance, paths: string[], io: CliIO) {
+  let dir = instance.index.listRuns().find((r) => r.capture_dir)?.capture_dir ?? null;
+  for (const p of paths) {
+    if (dir) break;
+    if (!p.includes('=') && (await fsp.stat(p).catch(() => null))?.isDirectory()) dir = p;
+  }
+  if (!dir) throw new UsageError('--upstream needs a capture dir (or a directory) among the PATHs to write into');
   const { createCaptureHandler } = await import('../proxy/handler');
   const handler = createCaptureHandler({ upstream, captureDir: dir, warn: (m) => io.stderr.write(`callscope capture: ${m}\n`) });
   io.stderr.write(`callscope: capturing /ng-rollout/<id>/v1/... into ${dir}, forwarding to ${upstream}\n`);

@@ -68,7 +68,10 @@ function runIdFor(base: string, target: string, isFile: boolean): string {
   if (isFile) rel = rel.replace(/\.jsonl$/, '');
   const parts = rel.split(path.sep).filter((p) => p && p !== '..');
   if (parts.length > 0 && GENERIC_STEMS.has(parts[parts.length - 1])) parts.pop();
-  if (parts.length === 0) parts.push(path.basename(isFile ? path.dirname(target) : target) || 'run');
+  if (parts.length === 0) {
+    const own = isFile ? path.dirname(target) : target;
+    parts.push(GENERIC_STEMS.has(path.basename(own)) ? path.basename(path.dirname(own)) : path.basename(own) || 'run');
+  }
   return slugify(parts.join('-'));
 }
 

@@ -189,13 +189,7 @@ export class CallscopeIndex extends EventEmitter {
     } else if (stored) {
       capture = { ...stored, calls: (Array.isArray(stored.calls) ? stored.calls.filter(isJsonObject) : []).map((c) => attachmentCall(c, false)) };
     }
-    const attempts = (
-      row.task_index !== null && row.rollout_index !== null
-        ? this.db
-            .prepare('SELECT key, attempt, failure_class, reward FROM rollouts WHERE run_no = ? AND task_index = ? AND rollout_index = ? AND pk != ? ORDER BY IFNULL(attempt, 0)')
-            .all(run.no, row.task_index, row.rollout_index, row.pk)
-        : []
-    ) as RolloutDetail['attempts'];
+    const attempts = this.attemptsOf(run.no, row);
     return {
       run: runId,
       rollout: row,
@@ -203,6 +197,55 @@ export class CallscopeIndex extends EventEmitter {
       attachment: run.captureDir && row.mismatch ? stored : null,
       attempts,
     };
+  }
+
+  /**
+   * A rollout's calls as index columns, in call_index order, read from SQLite only (no capture line is opened):
+   * what the timeline, charts and calls table draw, fast even for a 30,000-call rollout. Null for an unknown id.
+   */
+  rolloutCalls(runId: string, key: string): CallRow[] | null {
+    const row = this.rollout(runId, key);
+    if (!row) return null;
+    return (this.db.prepare(`SELECT ${CALL_ROW_COLUMNS} FROM calls WHERE rollout_pk = ? ORDER BY call_index`).raw().all(row.pk) as never[][]).map(toCallRow);
+  }
+
+  /**
+   * One call (by model_call_id, or i<call_index>) with its neighbours in call_index order and the previous call
+   * of the same model server, for the call page: a few indexed lookups instead of reading every call.
+   */
+  callContext(runId: string, key: string, callId: string): { call: CallRow; total: number; position: number; prev: CallRow | null; next: CallRow | null; previousOfServer: CallRow | null } | null {
+    const row = this.rollout(runId, key);
+    const loc = row ? locateCall(this.db, row.pk, callId) : null;
+    if (!row || !loc) return null;
+    const one = (sql: string, ...args: unknown[]) => {
+      const r = this.db.prepare(`SELECT ${CALL_ROW_COLUMNS} FROM calls WHERE rollout_pk = ? AND ${sql} LIMIT 1`).raw().get(row.pk, ...args) as never[] | undefined;
+      return r ? toCallRow(r) : null;
+    };
+    const at = loc.call_index;
+    const call = one('call_index = ?', at)!;
+    const count = (sql: string, ...args: unknown[]) => (this.db.prepare(`SELECT count(*) FROM calls WHERE rollout_pk = ?${sql}`).pluck().get(row.pk, ...args) as number);
+    return {
+      call,
+      total: count(''),
+      position: count(' AND call_index < ?', at),
+      prev: one('call_index < ? ORDER BY call_index DESC', at),
+      next: one('call_index > ? ORDER BY call_index', at),
+      previousOfServer: one('call_index < ? AND model_server IS ? ORDER BY call_index DESC', at, call.model_server),
+    };
+  }
+
+  /** The other attempts at the same task and rollout index as this rollout, or null for an unknown id. */
+  rolloutAttempts(runId: string, key: string): RolloutDetail['attempts'] | null {
+    const run = this.runSource(runId);
+    const row = this.rollout(runId, key);
+    return run && row ? this.attemptsOf(run.no, row) : null;
+  }
+
+  private attemptsOf(runNo: number, row: RolloutRow): RolloutDetail['attempts'] {
+    if (row.task_index === null || row.rollout_index === null) return [];
+    return this.db
+      .prepare('SELECT key, attempt, failure_class, reward FROM rollouts WHERE run_no = ? AND task_index = ? AND rollout_index = ? AND pk != ? ORDER BY IFNULL(attempt, 0)')
+      .all(runNo, row.task_index, row.rollout_index, row.pk) as RolloutDetail['attempts'];
   }
 
   /** One call with its payloads: spliced from the capture line, or from the rollout line's trajectory. */
@@ -255,6 +298,40 @@ export class CallscopeIndex extends EventEmitter {
       return null;
     }
   }
+}
+
+const CALL_ROW_COLUMNS = `call_index, model_call_id, model_server, model, dialect, status_code, error_category, finish_reason, started_at,
+  completed_at, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, cache_creation_tokens, cache_hit, latency_ms, ttft_ms, tool_calls`;
+
+// Raw rows and an object literal: several times faster than better-sqlite3's object mode at 30,000 rows.
+const toCallRow = (r: never[]): CallRow => ({
+  call_index: r[0], model_call_id: r[1], model_server: r[2], model: r[3], dialect: r[4], status_code: r[5], error_category: r[6],
+  finish_reason: r[7], started_at: r[8], completed_at: r[9], tokens_in: r[10], tokens_out: r[11], tokens_reasoning: r[12],
+  tokens_total: r[13], cached_tokens: r[14], cache_creation_tokens: r[15], cache_hit: r[16], latency_ms: r[17], ttft_ms: r[18], tool_calls: r[19],
+});
+
+/** One call as the index holds it (the `calls` table's metadata columns; cache_hit is 0/1). */
+export interface CallRow {
+  call_index: number;
+  model_call_id: string | null;
+  model_server: string | null;
+  model: string | null;
+  dialect: string | null;
+  status_code: number | null;
+  error_category: string | null;
+  finish_reason: string | null;
+  started_at: number | null;
+  completed_at: number | null;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  tokens_reasoning: number | null;
+  tokens_total: number | null;
+  cached_tokens: number | null;
+  cache_creation_tokens: number | null;
+  cache_hit: number | null;
+  latency_ms: number | null;
+  ttft_ms: number | null;
+  tool_calls: number | null;
 }
 
 export interface RolloutDetail {

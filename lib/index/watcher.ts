@@ -16,6 +16,7 @@ export class IndexWatcher {
   private watcher: FSWatcher | null = null;
   private pending = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  private draining: Promise<void> | null = null;
 
   constructor(private readonly index: CallscopeIndex) {}
 
@@ -33,24 +34,35 @@ export class IndexWatcher {
     });
     const onChange = (file: string) => {
       this.pending.add(path.resolve(file));
-      if (!this.timer) this.timer = setTimeout(() => void this.flush(), DEBOUNCE_MS);
+      if (!this.timer) this.timer = setTimeout(() => this.flush(), DEBOUNCE_MS);
     };
     this.watcher.on('add', onChange).on('change', onChange).on('unlink', onChange).on('addDir', onChange).on('unlinkDir', onChange);
   }
 
-  private async flush(): Promise<void> {
+  /**
+   * One ingest at a time: changes that arrive while one runs are taken by the next round of the same drain.
+   * Concurrent refreshPaths over the same growing file would each read the bytes past its stored offset.
+   */
+  private flush(): void {
     this.timer = null;
-    const paths = this.pending;
-    this.pending = new Set();
-    try {
-      await this.index.refreshPaths(paths);
-    } catch (err) {
-      console.error(`callscope: ingest after a file change failed: ${(err as Error).message}`);
+    if (!this.draining) this.draining = this.drain().finally(() => (this.draining = null));
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.size) {
+      const paths = this.pending;
+      this.pending = new Set();
+      try {
+        await this.index.refreshPaths(paths);
+      } catch (err) {
+        console.error(`callscope: ingest after a file change failed: ${(err as Error).message}`);
+      }
     }
   }
 
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     await this.watcher?.close();
+    await this.draining;
   }
 }

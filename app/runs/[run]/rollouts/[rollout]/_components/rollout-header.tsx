@@ -1,0 +1,67 @@
+import Link from 'next/link';
+import { runHref } from '@/components/calls/call-href';
+import { Badge } from '@/components/ui/badge';
+import { LocalTime } from '@/components/ui/local-time';
+import type { PresentedRollout } from '@/lib/api/present';
+import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
+
+function Stat({ label, value, title }: { label: string; value: string; title?: string }) {
+  return (
+    <div title={title ?? value} className="min-w-0">
+      <dt className="text-xs text-muted">{label}</dt>
+      <dd className="truncate font-semibold tabular-nums">{value}</dd>
+    </div>
+  );
+}
+
+export interface AttachedTotals {
+  calls: number | null;
+  tokensTotal: number | null;
+}
+
+/** Who the rollout is (ids, reward, attempt, task, agent), its totals with units, and its state flags. */
+export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedRollout; attached: AttachedTotals }) {
+  const wallMs = r.started_at !== null && r.completed_at !== null ? (r.completed_at - r.started_at) * 1000 : null;
+  return (
+    <header className="space-y-3">
+      <nav aria-label="breadcrumb" className="text-sm text-muted">
+        <Link href="/" prefetch={false} className="hover:text-fg">Runs</Link> / <Link href={runHref(run)} prefetch={false} className="hover:text-fg">{run}</Link> / <span className="text-fg">{r.key}</span>
+      </nav>
+      <div className="flex flex-wrap items-center gap-2">
+        <h1 className="font-mono text-xl font-semibold break-all">{r.rollout_id ?? `line ${r.line_no ?? '?'}`}</h1>
+        {r.failure_class ? <Badge tone="bad" title="A failed attempt (from the failures file)">failed: {r.failure_class}</Badge> : null}
+        {r.incomplete ? <Badge tone="warn" title="The .capture.incomplete marker exists: at least one call failed to persist">incomplete</Badge> : null}
+        {r.unreadable > 0 ? <Badge tone="warn" title="Damaged capture lines, excluded from the numbers">{r.unreadable} unreadable</Badge> : null}
+        {r.attachment_mismatch ? (
+          <Badge title="The rollout line's own ng_model_call_capture disagrees with the capture dir; this page shows the capture dir">
+            attachment mismatch: line says {formatCount(attached.calls)} calls / {formatTokens(attached.tokensTotal)}
+          </Badge>
+        ) : null}
+        {r.errors > 0 ? <Badge tone="bad">{r.errors} error{r.errors === 1 ? '' : 's'}</Badge> : null}
+      </div>
+      <dl className="grid grid-cols-2 gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm sm:grid-cols-4 lg:grid-cols-7">
+        <Stat label="Reward" value={formatReward(r.reward)} />
+        <Stat label="Attempt" value={r.attempt === null ? '—' : String(r.attempt)} />
+        <Stat label="Task / rollout index" value={`${r.task_index ?? '—'} / ${r.rollout_index ?? '—'}`} title={r.task ?? undefined} />
+        <Stat label="Agent" value={r.agent ?? '—'} />
+        <Stat label="Calls" value={formatCount(r.num_calls)} />
+        <Stat label="Errors" value={formatCount(r.errors)} title={r.error_categories.join(', ') || undefined} />
+        <Stat label="Wall time" value={formatMs(wallMs)} title="first call start to last call end" />
+        <Stat label="Tokens in" value={formatTokens(r.tokens_in)} title={formatCount(r.tokens_in)} />
+        <Stat label="Tokens out" value={formatTokens(r.tokens_out)} title={formatCount(r.tokens_out)} />
+        <Stat label="Reasoning" value={formatTokens(r.tokens_reasoning)} title={formatCount(r.tokens_reasoning)} />
+        <Stat label="Cached" value={formatTokens(r.cached_tokens)} title={formatCount(r.cached_tokens)} />
+        <Stat label="Total" value={formatTokens(r.tokens_total)} title={formatCount(r.tokens_total)} />
+        <Stat label="Latency Σ / max" value={`${formatMs(r.latency_sum)} / ${formatMs(r.latency_max)}`} />
+        <Stat label="TTFT p50" value={formatMs(r.ttft_p50)} />
+      </dl>
+      <div className="flex flex-wrap gap-x-6 gap-y-1 text-sm text-muted">
+        {r.task ? <span className="max-w-full truncate" title={r.task}>task: <span className="text-fg">{r.task}</span></span> : null}
+        <span>servers: <span className="text-fg">{r.model_servers.join(', ') || '—'}</span></span>
+        <span>dialects: <span className="text-fg">{r.dialects.join(', ') || '—'}</span></span>
+        <span>source: <span className="text-fg">{r.source}</span></span>
+        <span>started: <span className="text-fg"><LocalTime seconds={r.started_at} /></span></span>
+      </div>
+    </header>
+  );
+}

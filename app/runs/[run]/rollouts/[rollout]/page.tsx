@@ -1,0 +1,35 @@
+import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
+import { RolloutCallViews } from '@/components/calls/rollout-call-views';
+import { presentRollout } from '@/lib/api/present';
+import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
+import { getInstance } from '@/lib/server/instance';
+import { AttemptLinks } from './_components/attempt-links';
+import { GapList } from './_components/gap-list';
+import { RolloutHeader } from './_components/rollout-header';
+
+export const dynamic = 'force-dynamic';
+
+type Props = { params: Promise<{ run: string; rollout: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: (await params).rollout };
+}
+
+export default async function RolloutPage({ params }: Props) {
+  const { run, rollout } = await params;
+  if (!RunIdSchema.safeParse(run).success || !RolloutKeySchema.safeParse(rollout).success) notFound();
+  const { index } = await getInstance();
+  const row = index.rollout(run, rollout);
+  const attempts = row ? index.rolloutAttempts(run, rollout) : null;
+  if (!row || !attempts) notFound();
+  const r = presentRollout(row);
+  return (
+    <div className="space-y-5">
+      <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
+      <AttemptLinks run={run} attempts={attempts} />
+      <GapList gaps={r.gaps} />
+      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} />
+    </div>
+  );
+}

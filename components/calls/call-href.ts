@@ -1,0 +1,6 @@
+// Addresses of the rollout and call pages (ids percent-encoded, as the router expects them).
+
+export const runHref = (run: string) => `/runs/${encodeURIComponent(run)}`;
+export const rolloutHref = (run: string, rollout: string) => `${runHref(run)}/rollouts/${encodeURIComponent(rollout)}`;
+export const callHref = (run: string, rollout: string, call: string) => `${rolloutHref(run, rollout)}/calls/${encodeURIComponent(call)}`;
+export const callApiHref = (run: string, rollout: string, call: string) => `/api${callHref(run, rollout, call)}`;

@@ -1,0 +1,65 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { parseAsStringLiteral, useQueryState } from 'nuqs';
+import { useCallback, useEffect } from 'react';
+import { PayloadView } from '@/components/payload/payload-view';
+import { formatBytes } from '@/lib/view/format';
+import { CALL_TABS, CallTabs, type CallTab } from './call-tabs';
+import { ConversationView } from './conversation-view';
+import { DeltaView, type CompareTarget } from './delta-view';
+import { RawView } from './raw-view';
+import { useCallKeys } from './use-call-keys';
+import { parseRecord, useFetched } from './use-fetched';
+import { clearHash, useHashPointer } from './use-hash-pointer';
+
+export interface CallViewProps {
+  apiHref: string;
+  prevHref: string | null;
+  nextHref: string | null;
+  compare: CompareTarget | null;
+}
+
+/** The call's payloads, loaded by the browser from the API, in five URL-addressable tabs. */
+export function CallView({ apiHref, prevHref, nextHref, compare }: CallViewProps) {
+  const router = useRouter();
+  const [tab, setTab] = useQueryState('tab', parseAsStringLiteral(CALL_TABS).withDefault('conversation'));
+  const pointer = useHashPointer();
+  const record = useFetched(apiHref, parseRecord);
+  useEffect(() => {
+    if (pointer) void setTab(pointer === '/request' || pointer.startsWith('/request/') || pointer.startsWith('/request_raw') ? 'request' : 'response');
+  }, [pointer, setTab]);
+  const select = useCallback(
+    (t: CallTab) => {
+      clearHash();
+      void setTab(t);
+    },
+    [setTab],
+  );
+  const go = useCallback((href: string | null) => href && router.push(tab === 'conversation' ? href : `${href}?tab=${tab}`), [router, tab]);
+  useCallKeys({ prev: useCallback(() => go(prevHref), [go, prevHref]), next: useCallback(() => go(nextHref), [go, nextHref]), tab: useCallback((k: number) => CALL_TABS[k] && select(CALL_TABS[k]), [select]) });
+
+  return (
+    <section className="space-y-3">
+      <CallTabs tab={tab} onSelect={select} />
+      <div id="call-tabpanel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        {tab === 'raw' ? (
+          <RawView rawHref={`${apiHref}/raw`} />
+        ) : record.status === 'ready' ? (
+          <>
+            <p className="mb-3 text-xs text-muted">
+              {formatBytes(record.bytes)} loaded in {Math.round(record.ms)} ms · keys: j/→ next call, k/← previous, 1–5 tabs
+            </p>
+            {tab === 'conversation' ? <ConversationView record={record.value} /> : null}
+            {tab === 'request' || tab === 'response' ? <PayloadView key={tab} record={record.value} part={tab} target={pointer} /> : null}
+            {tab === 'delta' ? <DeltaView record={record.value} compare={compare} /> : null}
+          </>
+        ) : record.status === 'error' ? (
+          <p className="text-sm text-bad">The call could not be loaded: {record.message}</p>
+        ) : (
+          <p className="text-sm text-muted">Loading the payloads…</p>
+        )}
+      </div>
+    </section>
+  );
+}

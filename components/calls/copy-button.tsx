@@ -1,0 +1,30 @@
+'use client';
+
+import { Check, Copy, Link2 } from 'lucide-react';
+import { useState } from 'react';
+import { cn } from '@/components/ui/cn';
+import { copyText } from './copy-text';
+
+/** A small button that copies what `text()` returns and confirms it for a moment. */
+export function CopyButton({ text, label, kind = 'value', className, showLabel = false }: { text: () => string; label: string; kind?: 'value' | 'link'; className?: string; showLabel?: boolean }) {
+  const [done, setDone] = useState(false);
+  const Icon = done ? Check : kind === 'link' ? Link2 : Copy;
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      title={label}
+      onClick={async (e) => {
+        e.stopPropagation();
+        if (await copyText(text())) {
+          setDone(true);
+          setTimeout(() => setDone(false), 1200);
+        }
+      }}
+      className={cn('inline-flex items-center gap-1 rounded px-1 py-0.5 text-muted hover:bg-line hover:text-fg', done && 'text-good', className)}
+    >
+      <Icon size={12} />
+      {showLabel ? <span className="text-xs">{done ? 'copied' : label}</span> : null}
+    </button>
+  );
+}

@@ -1,0 +1,57 @@
+'use client';
+
+import dynamic from 'next/dynamic';
+import { startTransition, useEffect, useState } from 'react';
+import { Card } from '@/components/ui/card';
+import type { CallColumns } from '@/lib/view/series';
+import { rolloutHref } from './call-href';
+import { CallsTable } from './calls-table';
+
+function Placeholder({ height, text }: { height: number; text: string }) {
+  return (
+    <div className="flex items-center justify-center rounded-md bg-panel text-sm text-muted" style={{ height }}>
+      {text}
+    </div>
+  );
+}
+
+// The chart code (recharts, d3, flatbush) loads in its own chunk, evaluated while the call columns download.
+const TimelineChart = dynamic(() => import('@/components/timeline/timeline-chart').then((m) => m.TimelineChart), { ssr: false, loading: () => <Placeholder height={240} text="Loading the timeline…" /> });
+const RolloutCharts = dynamic(() => import('@/components/charts/rollout-charts').then((m) => m.RolloutCharts), { ssr: false, loading: () => <Placeholder height={480} text="Loading the charts…" /> });
+
+/**
+ * The timeline, the per-call charts and the calls table of a rollout, drawn from one copy of its call columns.
+ * The columns are fetched after the page paints (inlined in the HTML, a 30,000-call rollout costs seconds of
+ * parsing) and rendered in a transition, so the page never blocks for long.
+ */
+export function RolloutCallViews({ run, rollout, n }: { run: string; rollout: string; n: number }) {
+  const [columns, setColumns] = useState<CallColumns | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (n === 0) return;
+    const abort = new AbortController();
+    fetch(`${rolloutHref(run, rollout)}/calls.json`, { signal: abort.signal })
+      .then(async (res) => {
+        if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+        const value = (await res.json()) as CallColumns;
+        startTransition(() => setColumns(value));
+      })
+      .catch((err: Error) => abort.signal.aborted || setError(err.message));
+    return () => abort.abort();
+  }, [run, rollout, n]);
+  if (n === 0) {
+    return (
+      <Card title="Calls">
+        <p className="text-sm text-muted">This rollout has no captured calls to draw (see its gaps).</p>
+      </Card>
+    );
+  }
+  const wait = (height: number, text: string) => (error ? <p className="text-sm text-bad">The calls could not be loaded: {error}</p> : <Placeholder height={height} text={text} />);
+  return (
+    <>
+      <Card title={`Timeline (${n.toLocaleString('en-US')} call${n === 1 ? '' : 's'})`}>{columns ? <TimelineChart run={run} rollout={rollout} columns={columns} /> : wait(240, 'Loading the calls…')}</Card>
+      <Card title="Per call">{columns ? <RolloutCharts run={run} rollout={rollout} columns={columns} /> : wait(480, 'Loading the charts…')}</Card>
+      <Card title="Calls">{columns ? <CallsTable run={run} rollout={rollout} columns={columns} /> : wait(300, 'Loading the calls…')}</Card>
+    </>
+  );
+}
