@@ -293,6 +293,8 @@ describe('R4 kill -9 during concurrent appends', () => {
         ready.push(new Promise((r) => lines.on('line', (l) => (l === 'ready' ? r() : acks.add(l)))));
       }
       await Promise.all(ready);
+      // Kill only once appends are under way (on a loaded machine the writers may start slowly).
+      for (const deadline = Date.now() + 30_000; acks.size < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 100 + k * 150));
       const exited = children.map((c) => new Promise((r) => c.once('exit', r)));
       for (const c of children) c.kill('SIGKILL');
