@@ -242,10 +242,9 @@ async function childIngest(p: ChildParams) {
   const tOpen = now();
   let lastLog = now();
   const ticker = setInterval(() => {
-    const run = index.listRuns()[0];
-    if (run && now() - lastLog > 30_000) {
+    if (now() - lastLog > 30_000) {
       lastLog = now();
-      process.stderr.write(`  ingest: ${fmtBytes(run.progress.bytes_read)} read so far (${((now() - t0) / 1000).toFixed(0)} s)\n`);
+      process.stderr.write(`  ingest: still running (${((now() - t0) / 1000).toFixed(0)} s)\n`);
     }
   }, 5_000);
   await index.refresh();
@@ -1168,6 +1167,27 @@ async function serverHuge(huge: HugeInfo, indexDir: string, bodyExpected: number
       const ms = pct(runs.map((x) => x.ms), 0.5);
       encodings[name] = { accept, content_encoding: runs[0].encoding, wire_bytes: runs[0].bytes, ms: runs.map((x) => round(x.ms)), payload_mb_s: round(huge.lineBytes / MB / (ms / 1000)) };
     }
+    // Side by side: a bare node:http server piping the same byte span (what loopback HTTP can do here).
+    const file = path.join(huge.root, 'huge', 'captures', 'huge-0.capture.jsonl');
+    const head = Buffer.alloc(1 << 16);
+    const fd = openSync(file, 'r');
+    readSync(fd, head, 0, head.length, 0);
+    closeSync(fd);
+    const start = head.indexOf(10) + 1;
+    const bare = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'content-length': String(huge.lineBytes) });
+      createReadStream(file, { start, end: start + huge.lineBytes - 1, highWaterMark: 1 << 20 }).pipe(res);
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const bareRuns: number[] = [];
+    let bareBytes = 0;
+    for (let k = 0; k < 2; k++) {
+      const r = await httpGet(`http://127.0.0.1:${(bare.address() as net.AddressInfo).port}/`, {});
+      bareRuns.push(r.ms);
+      bareBytes = r.bytes;
+    }
+    await new Promise<void>((resolve) => bare.close(() => resolve()));
+    encodings.bare_node_http = { wire_bytes: bareBytes, ms: bareRuns.map((x) => round(x)), payload_mb_s: round(huge.lineBytes / MB / (pct(bareRuns, 0.5) / 1000)) };
     const body = await countGet(base);
     const bodyRuns: number[] = [body.ms];
     for (let k = 0; k < 2; k++) bodyRuns.push((await countGet(base)).ms);
@@ -1189,8 +1209,14 @@ async function serverHuge(huge: HugeInfo, indexDir: string, bodyExpected: number
 async function serverCorpus(corpus: string, indexDir: string, opts: { rate: number; seconds: number; seed: string; reps: number }) {
   // I2 through the server: from spawning `serve` to the first 200 of /api/runs, then to the end of the warm
   // pass (which must read no capture file). The huge-line server ran just before, so the build is fresh.
-  const { served, first, built, attempt } = await startServeReady([corpus], indexDir);
+  let { served, first, built, attempt } = await startServeReady([corpus], indexDir);
   const out: Record<string, any> = {};
+  if (built) {
+    // Someone changed the dashboard's sources since the last start: that start timed a build. Start again.
+    out.i2_first_start_with_build = { spawn_to_first_200_ms: round(first.ms), spawn_to_listen_ms: round(served.timing.listen_ms) };
+    await served.stop();
+    ({ served, first, built, attempt } = await startServeReady([corpus], indexDir));
+  }
   try {
     const t = now();
     const ready = await waitReady(served, 900_000);
@@ -1551,9 +1577,9 @@ function tableRows(r: Record<string, any>): Row[] {
     const reread = s.progress_when_ready.reduce((a: number, p: any) => a + p.bytes_read, 0);
     rows.push({
       id: 'I2 (serve)',
-      figure: `spawn → first 200 of /api/runs ${Math.round(s.spawn_to_first_200_ms)} ms; warm pass done ${Math.round(s.ready_after_first_200_ms)} ms later, ${reread} B re-read`,
+      figure: `spawn → listening ${Math.round(s.spawn_to_listen_ms)} ms → first 200 of /api/runs ${Math.round(s.spawn_to_first_200_ms)} ms; warm pass done ${Math.round(s.ready_after_first_200_ms)} ms later, ${reread} B re-read`,
       target: '≤ 2 s, 0 B re-read',
-      result: verdict(s.spawn_to_first_200_ms <= 2000 && reread === 0),
+      result: s.dashboard_built ? 'n/a (timed a dashboard build)' : verdict(s.spawn_to_first_200_ms <= 2000 && reread === 0),
     });
     const l = r.server.i3;
     rows.push({ id: 'I3 (serve)', figure: `${liveFigure(l)} (poll of the list API)`, target: 'p99 ≤ 500 ms, ≥ 1,000 calls/s', result: liveVerdict(l) });
@@ -1624,7 +1650,10 @@ function tableRows(r: Record<string, any>): Row[] {
     id: 'A3',
     figure:
       `raw ${fmtBytes(raw.bytes)} line: ${Math.round(raw.mb_s)} MB/s read from its span in-process` +
-      (enc ? `; GET .../raw ${Math.round(enc.identity.payload_mb_s)} MB/s uncompressed, ${Math.round(enc.browser.payload_mb_s)} MB/s when gzip is accepted (${enc.browser.content_encoding ?? 'none'})` : '') +
+      (enc
+        ? `; GET .../raw ${Math.round(enc.identity.payload_mb_s)} MB/s uncompressed, ${Math.round(enc.browser.payload_mb_s)} MB/s when gzip is accepted (${enc.browser.content_encoding ?? 'none'})` +
+          (enc.bare_node_http ? `, bare node:http pipe of the same span ${Math.round(enc.bare_node_http.payload_mb_s)} MB/s` : '')
+        : '') +
       `; small raw p50 ${q.raw_small.p50} ms`,
     target: '≥ 500 MB/s',
     result: enc
