@@ -15,13 +15,15 @@ import { clearHash, useHashPointer } from './use-hash-pointer';
 
 export interface CallViewProps {
   apiHref: string;
+  /** Whether the call has a stored capture line (calls from a rollout line's attachment have none). */
+  stored: boolean;
   prevHref: string | null;
   nextHref: string | null;
   compare: CompareTarget | null;
 }
 
 /** The call's payloads, loaded by the browser from the API, in five URL-addressable tabs. */
-export function CallView({ apiHref, prevHref, nextHref, compare }: CallViewProps) {
+export function CallView({ apiHref, stored, prevHref, nextHref, compare }: CallViewProps) {
   const router = useRouter();
   const [tab, setTab] = useQueryState('tab', parseAsStringLiteral(CALL_TABS).withDefault('conversation'));
   const pointer = useHashPointer();
@@ -44,7 +46,7 @@ export function CallView({ apiHref, prevHref, nextHref, compare }: CallViewProps
       <CallTabs tab={tab} onSelect={select} />
       <div id="call-tabpanel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {tab === 'raw' ? (
-          <RawView rawHref={`${apiHref}/raw`} />
+          <RawView rawHref={stored ? `${apiHref}/raw` : null} />
         ) : record.status === 'ready' ? (
           <>
             <p className="mb-3 text-xs text-muted">

@@ -8,15 +8,17 @@ import { CopyButton } from './copy-button';
 import { keepText, useFetched } from './use-fetched';
 
 const SHOWN = 256 * 1024;
+const NO_LINE = 'This call has no stored capture line: it comes from the rollout line’s ng_model_call_capture attachment (its payloads from ng_trajectory.model_calls).';
 
 /** The stored capture line, byte for byte as text, with a download of the raw route. */
-export function RawView({ rawHref }: { rawHref: string }) {
+export function RawView({ rawHref }: { rawHref: string | null }) {
   const raw = useFetched(rawHref, keepText);
   const [all, setAll] = useState(false);
   const [pretty, setPretty] = useState(false);
+  if (rawHref === null || (raw.status === 'error' && raw.notFound)) return <p className="text-sm text-muted">{NO_LINE}</p>;
   if (raw.status === 'loading' || raw.status === 'idle') return <p className="text-sm text-muted">Loading the stored line…</p>;
   if (raw.status === 'error') {
-    return <p className="text-sm text-muted">{raw.notFound ? 'This call has no stored capture line: it comes from the rollout line’s attachment or trajectory.' : `The stored line could not be loaded: ${raw.message}`}</p>;
+    return <p className="text-sm text-muted">The stored line could not be loaded: {raw.message}</p>;
   }
   let text = raw.value;
   if (pretty) {

@@ -15,20 +15,27 @@ function Placeholder({ height, text }: { height: number; text: string }) {
   );
 }
 
-// The chart code (recharts, d3, flatbush) loads in its own chunk, evaluated while the call columns download.
-const TimelineChart = dynamic(() => import('@/components/timeline/timeline-chart').then((m) => m.TimelineChart), { ssr: false, loading: () => <Placeholder height={240} text="Loading the timeline…" /> });
-const RolloutCharts = dynamic(() => import('@/components/charts/rollout-charts').then((m) => m.RolloutCharts), { ssr: false, loading: () => <Placeholder height={480} text="Loading the charts…" /> });
+// The chart code (d3, flatbush, and recharts for small rollouts) is in its own chunks, requested together with
+// the call columns so that both arrive at about the same time.
+const loadTimeline = () => import('@/components/timeline/timeline-chart');
+const loadCharts = () => import('@/components/charts/rollout-charts');
+const TimelineChart = dynamic(() => loadTimeline().then((m) => m.TimelineChart), { ssr: false, loading: () => <Placeholder height={240} text="Loading the timeline…" /> });
+const RolloutCharts = dynamic(() => loadCharts().then((m) => m.RolloutCharts), { ssr: false, loading: () => <Placeholder height={480} text="Loading the charts…" /> });
 
 /**
  * The timeline, the per-call charts and the calls table of a rollout, drawn from one copy of its call columns.
  * The columns are fetched after the page paints (inlined in the HTML, a 30,000-call rollout costs seconds of
- * parsing) and rendered in a transition, so the page never blocks for long.
+ * parsing) and rendered in a transition, so the page never blocks for long. When the rollout changes (live),
+ * the server re-renders the page with a new `version`; the views keep showing the calls they have (and their
+ * zoom, hover and scroll) until the new columns arrive.
  */
-export function RolloutCallViews({ run, rollout, n }: { run: string; rollout: string; n: number }) {
+export function RolloutCallViews({ run, rollout, n, version }: { run: string; rollout: string; n: number; version: string }) {
   const [columns, setColumns] = useState<CallColumns | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (n === 0) return;
+    void loadTimeline();
+    void loadCharts();
     const abort = new AbortController();
     fetch(`${rolloutHref(run, rollout)}/calls.json`, { signal: abort.signal })
       .then(async (res) => {
@@ -38,7 +45,7 @@ export function RolloutCallViews({ run, rollout, n }: { run: string; rollout: st
       })
       .catch((err: Error) => abort.signal.aborted || setError(err.message));
     return () => abort.abort();
-  }, [run, rollout, n]);
+  }, [run, rollout, n, version]);
   if (n === 0) {
     return (
       <Card title="Calls">

@@ -101,6 +101,7 @@ export function drawSeries(ctx: CanvasRenderingContext2D, geo: SeriesGeometry, s
   // Dots: one square per distinct pixel, however many calls land on it.
   const seen = new Uint8Array((bins + 2) * (Math.ceil(geo.plotHeight) + MARGIN.top + 4));
   const rowWidth = bins + 2;
+  const size = perPixel ? 2 : 3; // whole-pixel squares: no anti-aliasing on tens of thousands of dots
   for (const l of dots) {
     ctx.fillStyle = colorOf(l.key);
     seen.fill(0);
@@ -112,7 +113,7 @@ export function drawSeries(ctx: CanvasRenderingContext2D, geo: SeriesGeometry, s
       const k = py * rowWidth + px;
       if (seen[k]) continue;
       seen[k] = 1;
-      ctx.fillRect(MARGIN.left + px - 1, py - 1, 2.5, 2.5);
+      ctx.fillRect(MARGIN.left + px - 1, py - 1, size, size);
     }
   }
 }

@@ -4,11 +4,18 @@
 // its runs changes, at most once a second, and every `pollMs` while `poll` is set (indexing progress).
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useRef } from 'react';
-import { useRunEvents } from './use-run-events';
+import { useRunEvents, type RunChange } from './use-run-events';
 
 const MIN_INTERVAL_MS = 1000;
 
-export function useLiveRefresh(runs: string[] | null, { poll = false, pollMs = 1500 }: { poll?: boolean; pollMs?: number } = {}) {
+export interface LiveRefreshOptions {
+  poll?: boolean;
+  pollMs?: number;
+  /** Only changes this accepts re-render the view (e.g. those of one rollout); all do by default. */
+  match?: (change: RunChange) => boolean;
+}
+
+export function useLiveRefresh(runs: string[] | null, { poll = false, pollMs = 1500, match }: LiveRefreshOptions = {}) {
   const router = useRouter();
   const last = useRef(0);
   const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
@@ -30,5 +37,10 @@ export function useLiveRefresh(runs: string[] | null, { poll = false, pollMs = 1
     return () => clearInterval(t);
   }, [poll, pollMs, refresh]);
 
-  return useRunEvents(runs, refresh);
+  const matchRef = useRef(match);
+  useEffect(() => {
+    matchRef.current = match;
+  });
+  const onChange = useCallback((change: RunChange) => (matchRef.current?.(change) ?? true) && refresh(), [refresh]);
+  return useRunEvents(runs, onChange);
 }

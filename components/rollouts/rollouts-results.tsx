@@ -4,7 +4,7 @@ import { LiveIndicator } from '@/components/live/live-indicator';
 import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { formatCount } from '@/lib/view/format';
-import { activeFilters, type RolloutView, type SortKey } from '@/lib/view/table';
+import { activeFilters, type RolloutView, type SortKey, type SortOrder } from '@/lib/view/table';
 import { ExportCsvButton } from './export-csv-button';
 import type { RolloutPageData } from './fetch-page';
 import { RolloutsTable } from './rollouts-table';
@@ -17,10 +17,12 @@ interface Props {
   initial: RolloutPageData;
   onSort: (key: SortKey) => void;
   busy: boolean;
+  /** The order the URL asks for: the headers show it at once, while the server renders its first page. */
+  shownSort: { sort: SortKey; order: SortOrder };
 }
 
 /** The total, export and live state of a view over its table; loads more pages as the table scrolls. */
-export function RolloutsResults({ run, view, initial, onSort, busy }: Props) {
+export function RolloutsResults({ run, view, initial, onSort, busy, shownSort }: Props) {
   const { rollouts, total, next_cursor, loadingMore, error, changed, loadMore, live } = useRolloutPages(run, view, initial);
   const filtered = activeFilters(view) > 0;
   const footer = (
@@ -58,7 +60,7 @@ export function RolloutsResults({ run, view, initial, onSort, busy }: Props) {
           {filtered ? 'Change or clear the filters above.' : 'New rollouts appear here as they are indexed.'}
         </EmptyState>
       ) : (
-        <RolloutsTable run={run} rows={rollouts} sort={view.sort} order={view.order} onSort={onSort} onNearEnd={loadMore} changed={changed} footer={footer} busy={busy} />
+        <RolloutsTable run={run} rows={rollouts} sort={shownSort.sort} order={shownSort.order} onSort={onSort} onNearEnd={loadMore} changed={changed} footer={footer} busy={busy} />
       )}
     </div>
   );

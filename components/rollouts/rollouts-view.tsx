@@ -23,6 +23,7 @@ export function RolloutsView({ run, modelServers, view, initial }: { run: string
         view={view}
         initial={initial}
         busy={pending}
+        shownSort={{ sort: urlView.sort, order: urlView.order }}
         onSort={(key) => setView(nextSort({ sort: urlView.sort, order: urlView.order }, key))}
       />
     </div>

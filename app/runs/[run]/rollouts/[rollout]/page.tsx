@@ -29,7 +29,8 @@ export default async function RolloutPage({ params }: Props) {
       <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
       <AttemptLinks run={run} attempts={attempts} />
       <GapList gaps={r.gaps} />
-      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} />
+      {/* Any change to the rollout's calls moves one of these, and the views fetch the calls again. */}
+      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={[row.num_calls, row.tokens_total, row.latency_sum, row.errors, row.completed_at, row.unreadable, row.marker].join('|')} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { runHref } from '@/components/calls/call-href';
+import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import type { PresentedRollout } from '@/lib/api/present';
@@ -38,6 +39,7 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
           </Badge>
         ) : null}
         {r.errors > 0 ? <Badge tone="bad">{r.errors} error{r.errors === 1 ? '' : 's'}</Badge> : null}
+        <LiveRefresh runs={[run]} rollout={r.key} className="ml-auto" />
       </div>
       <dl className="grid grid-cols-2 gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm sm:grid-cols-4 lg:grid-cols-7">
         <Stat label="Reward" value={formatReward(r.reward)} />

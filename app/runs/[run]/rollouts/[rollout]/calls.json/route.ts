@@ -1,5 +1,7 @@
 // The rollout page's calls as compact columns (lib/view/series), fetched by the browser after the page
 // paints: a 30,000-call rollout is a few MB of JSON that would cost seconds of HTML parsing if inlined.
+// The last few answers are kept, keyed by the rollout's aggregates, so a reload or a return costs nothing
+// until the rollout changes (capture files only grow, and any change moves the aggregates).
 import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
@@ -8,12 +10,24 @@ import { toCallColumns } from '@/lib/view/series';
 
 export const dynamic = 'force-dynamic';
 
+const KEPT = 4;
+const cache = new Map<string, { stamp: string; body: string }>();
+
 export const GET = handle(async (_req: NextRequest, ctx: { params: Promise<{ run: string; rollout: string }> }) => {
   const params = await ctx.params;
   const run = RunIdSchema.parse(params.run);
   const rollout = RolloutKeySchema.parse(params.rollout);
   const { index } = await getInstance();
-  const calls = index.rolloutCalls(run, rollout);
-  if (!calls) throw notFound(`rollout '${rollout}' of run '${run}'`);
-  return new Response(JSON.stringify(toCallColumns(calls)), { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+  const row = index.rollout(run, rollout);
+  if (!row) throw notFound(`rollout '${rollout}' of run '${run}'`);
+  const key = `${run}/${rollout}`;
+  const stamp = [row.num_calls, row.tokens_total, row.latency_sum, row.errors, row.started_at, row.completed_at, row.unreadable, row.marker].join('|');
+  let hit = cache.get(key);
+  if (hit?.stamp !== stamp) {
+    hit = { stamp, body: JSON.stringify(toCallColumns(index.rolloutCalls(run, rollout) ?? [])) };
+    cache.delete(key);
+    cache.set(key, hit);
+    if (cache.size > KEPT) cache.delete(cache.keys().next().value!);
+  }
+  return new Response(hit.body, { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 });

@@ -33,6 +33,7 @@ export default async function CallPage({ params }: Props) {
       <Suspense fallback={<p className="text-sm text-muted">Loading…</p>}>
         <CallView
           apiHref={callApiHref(run, rollout, ref(ctx.call))}
+          stored={index.rawLocation(run, rollout, call) !== null}
           prevHref={href(ctx.prev)}
           nextHref={href(ctx.next)}
           compare={same ? { href: callHref(run, rollout, ref(same)), apiHref: callApiHref(run, rollout, ref(same)), callIndex: same.call_index } : null}

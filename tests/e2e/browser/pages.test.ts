@@ -1,0 +1,214 @@
+// Every page of the dashboard, opened in Chromium against the production build: it renders what the API
+// says is there, with zero uncaught page errors, zero console errors and no request leaving the server.
+// Unknown ids answer the not-found page with status 404.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiJson, CLEAN, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
+import { ROOT, startServe, type Served } from '../../support/server';
+
+const NEMO_GYM = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
+const TABS = ['conversation', 'request', 'response', 'raw', 'delta'] as const;
+const TAB_NAMES = { conversation: 'Conversation', request: 'Request', response: 'Response', raw: 'Raw line', delta: 'Delta' };
+
+interface RunInfo {
+  id: string;
+  rollouts_file: string | null;
+  capture_dir: string | null;
+  totals: { rollouts: number; calls: number };
+}
+interface RolloutRow {
+  key: string;
+  rollout_id: string | null;
+  num_calls: number;
+}
+interface CallInfo {
+  model_call_id: string | null;
+  call_index: number;
+  dialect: string | null;
+  status_code: number | null;
+  error_category: string | null;
+  model_ref: { name: string } | null;
+  latency_ttft_ms: number | null;
+}
+interface Detail {
+  capture: { calls: CallInfo[] };
+}
+
+let dir: string;
+let served: Served;
+let browser: Browser;
+let t: TrackedPage;
+let runs: RunInfo[];
+
+const api = <T,>(p: string) => apiJson<T>(served.url, p);
+const callRef = (c: CallInfo) => c.model_call_id ?? `i${c.call_index}`;
+const callPath = (run: string, rollout: string, c: CallInfo) => `/runs/${run}/rollouts/${encodeURIComponent(rollout)}/calls/${encodeURIComponent(callRef(c))}`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-pages-'));
+  const gen = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(dir, 'runs')], { cwd: ROOT, encoding: 'utf8' });
+  expect(gen.status, gen.stderr).toBe(0);
+  [served, browser] = await Promise.all([startServe([path.join(dir, 'runs'), NEMO_GYM, '--index-dir', path.join(dir, 'idx')]), launchBrowser()]);
+  runs = (await api<{ runs: RunInfo[] }>('/api/runs')).runs;
+  t = await openPage(browser, served.url);
+});
+
+afterAll(async () => {
+  await t?.close();
+  await browser?.close();
+  await served?.stop();
+  if (dir) await fsp.rm(dir, { recursive: true, force: true });
+});
+
+/** Opens `p` (one page for the file, its records reset per view), waits for `ready`, asserts a 200 and a clean page. */
+async function visit(p: string, ready: (page: Page) => Promise<void>): Promise<void> {
+  t.reset();
+  const res = await t.goto(p);
+  expect(res.status(), p).toBe(200);
+  await ready(t.page);
+  await settle(t.page);
+  // Soft: one view's console error is reported without hiding the views after it.
+  expect.soft(problems(t), p).toEqual(CLEAN);
+}
+
+const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+async function rolloutsReady(page: Page, run: RunInfo): Promise<void> {
+  await heading(page, run.id);
+  const { total, rollouts } = await api<{ total: number; rollouts: RolloutRow[] }>(`/api/runs/${run.id}/rollouts?limit=5`);
+  await page.getByText(new RegExp(`^${total.toLocaleString('en-US')} rollouts?$`)).waitFor();
+  // The first rollout of the default order (by id) is the first row's link.
+  const first = rollouts[0];
+  await page.getByRole('table').getByRole('link', { name: first.rollout_id ?? /^line / }).first().waitFor();
+}
+
+async function rolloutReady(page: Page, rollout: string, calls: number): Promise<void> {
+  await heading(page, rollout);
+  if (calls === 0) {
+    await page.getByText('This rollout has no captured calls to draw').waitFor();
+    return;
+  }
+  await page.getByRole('img', { name: new RegExp(`^Timeline of ${calls} calls`) }).waitFor();
+  const table = page.getByRole('table', { name: 'calls' });
+  await table.getByRole('row').nth(1).waitFor();
+  expect(await table.getAttribute('aria-rowcount')).toBe(String(calls + 1));
+}
+
+async function callReady(page: Page, c: CallInfo, tab: (typeof TABS)[number]): Promise<void> {
+  await heading(page, `Call #${c.call_index}`);
+  await page.getByRole('tab', { name: TAB_NAMES[tab], selected: true }).waitFor();
+  const panel = page.getByRole('tabpanel');
+  if (tab === 'conversation') await panel.getByRole('article').first().waitFor();
+  if (tab === 'request') await panel.getByRole('tree', { name: 'request' }).or(panel.getByText(/No request object was stored/)).first().waitFor();
+  if (tab === 'response') await panel.getByRole('tree', { name: 'normalized record' }).waitFor();
+  if (tab === 'raw') await panel.getByText(/as stored in the capture file|has no stored capture line/).waitFor();
+  if (tab === 'delta') await panel.getByText(/Compared with|first call of its model server/).waitFor();
+}
+
+describe('every page renders cleanly', () => {
+  it('runs: every run is a row with its call count', async () => {
+    await visit('/', async (page) => {
+      await heading(page, 'Runs');
+      for (const run of runs) {
+        const row = page.getByRole('row', { name: `run ${run.id}` });
+        await row.getByRole('link', { name: run.id }).waitFor();
+        await expect.poll(() => row.getByRole('cell').nth(3).textContent()).toBe(run.totals.calls.toLocaleString('en-US'));
+      }
+    });
+    expect(runs.length).toBe(5 + 6);
+  }, 60_000);
+
+  it('rollouts of a capture run, the rollouts-only run, the capture-only run and real NeMo Gym files', async () => {
+    const ids = ['workplace-assistant', 'tau2-retail', 'proxy-sessions', 'mcqa__example_rollouts', 'tau2__example_rollouts'];
+    const chosen = runs.filter((r) => ids.includes(r.id));
+    expect(chosen.map((r) => r.id).sort()).toEqual([...ids].sort());
+    for (const run of chosen) await visit(`/runs/${run.id}`, (page) => rolloutsReady(page, run));
+  }, 120_000);
+
+  it('rollouts: two model servers, attachment-only, capture-only, a failed attempt, and a real NeMo Gym rollout without calls', async () => {
+    const first = async (run: string, pick: (r: RolloutRow & { failure_class: string | null }) => boolean = () => true) =>
+      [run, (await api<{ rollouts: (RolloutRow & { failure_class: string | null })[] }>(`/api/runs/${run}/rollouts?limit=100`)).rollouts.find(pick)!.key] as const;
+    const picks = [
+      await first('math-with-judge', (r) => r.num_calls > 2),
+      await first('tau2-retail'),
+      await first('proxy-sessions'),
+      await first('swe-claude-code', (r) => r.failure_class !== null),
+      await first('mcqa__example_rollouts'),
+    ];
+    for (const [run, key] of picks) {
+      const r = await api<{ rollout: { num_calls: number; rollout_id: string | null; line_no: number | null } }>(`/api/runs/${run}/rollouts/${encodeURIComponent(key)}`);
+      await visit(`/runs/${run}/rollouts/${encodeURIComponent(key)}`, (page) => rolloutReady(page, r.rollout.rollout_id ?? `line ${r.rollout.line_no}`, r.rollout.num_calls));
+    }
+  }, 120_000);
+
+  it('calls on every tab: chat, responses, messages, streamed, an HTTP error, and a call from a rollouts-only run', async () => {
+    const picks = new Map<string, [string, string, CallInfo]>();
+    for (const run of ['workplace-assistant', 'math-with-judge', 'swe-claude-code', 'proxy-sessions', 'tau2-retail']) {
+      const { rollouts } = await api<{ rollouts: RolloutRow[] }>(`/api/runs/${run}/rollouts?limit=100`);
+      for (const r of rollouts.filter((x) => x.num_calls > 1)) {
+        const { capture } = await api<Detail>(`/api/runs/${run}/rollouts/${encodeURIComponent(r.key)}`);
+        for (const c of capture.calls) {
+          const kinds = [`dialect:${c.dialect}`, c.error_category && (c.status_code ?? 0) >= 400 ? 'http-error' : '', c.latency_ttft_ms !== null ? 'streamed' : '', run === 'tau2-retail' ? 'attachment' : ''];
+          for (const k of kinds.filter(Boolean)) if (!picks.has(k) && c.call_index > 0) picks.set(k, [run, r.key, c]);
+        }
+      }
+    }
+    expect([...picks.keys()].sort()).toEqual(['attachment', 'dialect:chat', 'dialect:messages', 'dialect:responses', 'http-error', 'streamed']);
+    // Each call opens on its conversation; the other tabs are clicked, as a reader would.
+    for (const [kind, [run, rollout, c]] of picks) {
+      await visit(callPath(run, rollout, c), async (page) => {
+        await callReady(page, c, 'conversation');
+        for (const tab of TABS.slice(1)) {
+          await page.getByRole('tab', { name: TAB_NAMES[tab] }).click();
+          await page.waitForURL((u) => u.searchParams.get('tab') === tab);
+          await callReady(page, c, tab).catch((err: Error) => {
+            throw new Error(`${kind} call, ${tab} tab: ${err.message}`);
+          });
+        }
+      });
+    }
+  }, 150_000);
+
+  it('compare: every demo run (with and without captures or rollouts files), and the run picker', async () => {
+    const demo = runs.filter((r) => !r.rollouts_file?.startsWith(NEMO_GYM)).map((r) => r.id);
+    expect(demo.length).toBe(5);
+    await visit(`/compare?runs=${demo.join(',')}`, async (page) => {
+      await heading(page, `Compare ${demo.length} runs`);
+      for (const id of demo) await page.getByRole('region', { name: 'Totals' }).getByRole('columnheader', { name: id }).waitFor();
+      await page.getByRole('img', { name: /^Reward against tokens per rollout/ }).waitFor();
+    });
+    await visit('/compare', async (page) => {
+      await page.getByText('Choose runs to compare').waitFor();
+      await page.getByRole('checkbox').first().waitFor();
+    });
+  }, 60_000);
+});
+
+describe('unknown ids answer the not-found page with 404', () => {
+  const cases: [string, RegExp][] = [
+    ['/runs/no-such-run', /^Not found$/],
+    ['/runs/workplace-assistant/rollouts/no-such-rollout', /^Rollout not found$/],
+    ['/runs/no-such-run/rollouts/0-1', /not found$/i],
+    ['/runs/workplace-assistant/rollouts/0-1/calls/no-such-call', /^Call not found$/],
+    ['/runs/workplace-assistant/rollouts/0-1/calls/i999', /^Call not found$/],
+    ['/runs/workplace-assistant/rollouts/..%2f..%2fetc/calls/x', /not found$/i],
+    ['/compare?runs=no-such-run,workplace-assistant', /not found$/i],
+    ['/no/such/page', /^Page not found$/],
+  ];
+  it.each(cases)('%s', async (p, title) => {
+    t.reset();
+    const res = await t.goto(p);
+    expect(res.status()).toBe(404);
+    await t.page.getByText(title).first().waitFor();
+    await t.page.getByRole('link', { name: /Back to the runs|Pick runs to compare/ }).waitFor();
+    await settle(t.page);
+    // Chromium logs the document's own 404 as a console error: exactly that one, nothing else.
+    const notFound = /Failed to load resource: the server responded with a status of 404/;
+    expect(t.consoleErrors.filter((e) => notFound.test(e))).toHaveLength(1);
+    expect(problems(t, [notFound])).toEqual(CLEAN);
+  });
+});
