@@ -4,7 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
 import { useMemo, useRef, useState } from 'react';
 import { Checkbox } from '@/components/ui/checkbox';
-import { cn } from '@/components/ui/cn';
+import { cx } from '@/components/ui/cn';
 import { formatCount, formatMs, utcIso } from '@/lib/view/format';
 import { callRef, stringAt, type CallColumns } from '@/lib/view/series';
 import { callHref } from './call-href';
@@ -40,7 +40,7 @@ export function CallsTable({ run, rollout, columns: c }: { run: string; rollout:
       </label>
       <div ref={scroller} className="max-h-[480px] overflow-auto rounded-md border border-line" role="table" aria-label="calls" aria-rowcount={rows.length + 1}>
         <div className="min-w-[1160px]">
-          <div role="row" className={cn(GRID, 'sticky top-0 z-10 border-b border-line bg-panel py-1.5 text-xs font-medium text-muted')}>
+          <div role="row" className={cx(GRID, 'sticky top-0 z-10 border-b border-line bg-panel py-1.5 text-xs font-medium text-muted')}>
             {HEADERS.map((h) => (
               <span role="columnheader" key={h} className={h === '#' || h.startsWith('tokens') || h === 'latency' || h === 'TTFT' ? 'text-right' : undefined}>
                 {h}
@@ -59,7 +59,7 @@ export function CallsTable({ run, rollout, columns: c }: { run: string; rollout:
                   aria-rowindex={v.index + 2}
                   href={callHref(run, rollout, callRef(c, i))}
                   prefetch={false}
-                  className={cn(GRID, 'absolute inset-x-0 items-center border-b border-line/60 text-sm text-fg no-underline hover:bg-panel', error && 'bg-bad/5')}
+                  className={cx(GRID, 'absolute inset-x-0 items-center border-b border-line/60 text-sm text-fg no-underline hover:bg-panel', error && 'bg-bad/5')}
                   style={{ height: ROW_HEIGHT, transform: `translateY(${v.start}px)` }}
                 >
                   <span role="cell" className="text-right font-mono text-accent">{c.call_index[i]}</span>
@@ -69,8 +69,8 @@ export function CallsTable({ run, rollout, columns: c }: { run: string; rollout:
                   <span role="cell" className="truncate">{stringAt(c, c.model_server[i]) ?? '—'}</span>
                   <span role="cell" className="truncate font-mono text-xs" title={stringAt(c, c.model[i]) ?? undefined}>{stringAt(c, c.model[i]) ?? '—'}</span>
                   <span role="cell" className="text-muted">{stringAt(c, c.dialect[i]) ?? '—'}</span>
-                  <span role="cell" className={cn('tabular-nums', (c.status_code[i] ?? 0) >= 400 && 'text-bad')}>{c.status_code[i] ?? '—'}</span>
-                  <span role="cell" className={cn('truncate', error ? 'text-bad' : 'text-muted')}>{error ?? ''}</span>
+                  <span role="cell" className={cx('tabular-nums', (c.status_code[i] ?? 0) >= 400 && 'text-bad')}>{c.status_code[i] ?? '—'}</span>
+                  <span role="cell" className={cx('truncate', error ? 'text-bad' : 'text-muted')}>{error ?? ''}</span>
                   <span role="cell" className="truncate text-muted">{stringAt(c, c.finish_reason[i]) ?? '—'}</span>
                   <span role="cell" className="text-right tabular-nums" title={`reasoning: ${formatCount(c.tokens_reasoning[i])} · total: ${formatCount(c.tokens_total[i])}`}>
                     {formatCount(c.tokens_in[i])} / {formatCount(c.tokens_out[i])}

@@ -7,12 +7,17 @@ import { callRef, contextSeries, latencySeries, tokenSeries, type CallColumns } 
 import { layerColor } from './palette';
 import { SeriesChart } from './series-chart';
 
-/** Tokens, latency and context growth per call; clicking a call opens it. */
-export function RolloutCharts({ run, rollout, columns }: { run: string; rollout: string; columns: CallColumns }) {
+const Pending = ({ height }: { height: number }) => <div className="rounded-md bg-panel" style={{ height }} aria-hidden />;
+
+/**
+ * Tokens, latency and context growth per call; clicking a call opens it. `shown` charts are drawn (the page
+ * mounts them one task at a time), the others hold their place.
+ */
+export function RolloutCharts({ run, rollout, columns, shown = 3 }: { run: string; rollout: string; columns: CallColumns; shown?: number }) {
   const router = useRouter();
-  const tokens = useMemo(() => tokenSeries(columns), [columns]);
-  const latency = useMemo(() => latencySeries(columns), [columns]);
-  const context = useMemo(() => contextSeries(columns), [columns]);
+  const tokens = useMemo(() => (shown > 0 ? tokenSeries(columns) : null), [columns, shown > 0]);
+  const latency = useMemo(() => (shown > 1 ? latencySeries(columns) : null), [columns, shown > 1]);
+  const context = useMemo(() => (shown > 2 ? contextSeries(columns) : null), [columns, shown > 2]);
   const colorOf = useCallback(
     (key: string) => {
       const group = key.startsWith('server:') ? Number(key.slice(7)) : undefined;
@@ -31,10 +36,10 @@ export function RolloutCharts({ run, rollout, columns }: { run: string; rollout:
   if (columns.n === 0) return null;
   return (
     <div className="grid gap-6 lg:grid-cols-2">
-      <SeriesChart title="Tokens per call" series={tokens} colorOf={colorOf} onOpen={open} />
-      <SeriesChart title="Latency and time to first token" series={latency} colorOf={colorOf} onOpen={open} />
+      {shown > 0 ? <SeriesChart title="Tokens per call" series={tokens!} colorOf={colorOf} onOpen={open} /> : <Pending height={236} />}
+      {shown > 1 ? <SeriesChart title="Latency and time to first token" series={latency!} colorOf={colorOf} onOpen={open} /> : <Pending height={236} />}
       <div className="lg:col-span-2">
-        <SeriesChart title="Context growth (tokens in per call, by model server)" series={context} colorOf={colorOf} onOpen={open} height={180} />
+        {shown > 2 ? <SeriesChart title="Context growth (tokens in per call, by model server)" series={context!} colorOf={colorOf} onOpen={open} height={180} /> : <Pending height={216} />}
       </div>
     </div>
   );

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Card } from '@/components/ui/card';
-import { cn } from '@/components/ui/cn';
+import { cx } from '@/components/ui/cn';
 import { cellText, changeText, type Cell, type CompareTable } from '@/lib/view/compare';
 import { TableCsvButton } from './table-csv-button';
 
@@ -8,7 +8,7 @@ function CellView({ cell }: { cell: Cell }) {
   const numeric = cell.kind !== 'text';
   const tone = cell.kind.startsWith('delta_') && typeof cell.value === 'number' && cell.value !== 0 ? (cell.value > 0 ? 'text-warn' : 'text-good') : undefined;
   return (
-    <td className={cn('px-3 py-1.5 whitespace-nowrap', numeric && 'text-right tabular-nums', cell.value === null && 'text-muted', tone)} title={typeof cell.value === 'number' ? String(cell.value) : undefined}>
+    <td className={cx('px-3 py-1.5 whitespace-nowrap', numeric && 'text-right tabular-nums', cell.value === null && 'text-muted', tone)} title={typeof cell.value === 'number' ? String(cell.value) : undefined}>
       {cellText(cell)}
       {cell.change !== undefined && changeText(cell.change) ? <span className="ml-1.5 text-xs text-muted">{changeText(cell.change)}</span> : null}
     </td>
@@ -36,7 +36,7 @@ export function CompareTableView({ table, runs, limit, actions, empty = 'Nothing
             <thead className="bg-panel text-xs text-muted">
               <tr>
                 {table.headers.map((h, i) => (
-                  <th key={`${h}-${i}`} scope="col" className={cn('px-3 py-2 font-medium whitespace-nowrap', i > 0 && table.rows[0]?.[i]?.kind !== 'text' ? 'text-right' : 'text-left')}>
+                  <th key={`${h}-${i}`} scope="col" className={cx('px-3 py-2 font-medium whitespace-nowrap', i > 0 && table.rows[0]?.[i]?.kind !== 'text' ? 'text-right' : 'text-left')}>
                     {h}
                   </th>
                 ))}

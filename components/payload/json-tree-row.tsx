@@ -3,7 +3,7 @@
 import { ChevronDown, ChevronRight } from 'lucide-react';
 import { CopyButton } from '@/components/calls/copy-button';
 import { linkTo } from '@/components/calls/copy-text';
-import { cn } from '@/components/ui/cn';
+import { cx } from '@/components/ui/cn';
 import { formatBytes } from '@/lib/view/format';
 import { hashFromPointer } from '@/lib/view/json-pointer';
 import type { TreeRow } from '@/lib/view/json-tree';
@@ -50,7 +50,7 @@ export function JsonTreeRow({ row, expanded, highlighted, actions }: { row: Tree
   const container = row.type === 'object' || row.type === 'array';
   return (
     <div
-      className={cn('group flex items-start gap-1 py-px pr-2 font-mono text-xs leading-5 hover:bg-panel', highlighted && 'bg-warn/15 ring-1 ring-warn/60')}
+      className={cx('group flex items-start gap-1 py-px pr-2 font-mono text-xs leading-5 hover:bg-panel', highlighted && 'bg-warn/15 ring-1 ring-warn/60')}
       style={{ paddingLeft: 4 + row.depth * 16 }}
       data-pointer={row.pointer}
     >
@@ -61,7 +61,7 @@ export function JsonTreeRow({ row, expanded, highlighted, actions }: { row: Tree
       ) : (
         <span className="w-3.5 shrink-0" />
       )}
-      {row.key !== null ? <span className={cn('shrink-0', typeof row.key === 'number' ? 'text-muted' : 'text-fg')}>{row.key}:</span> : null}
+      {row.key !== null ? <span className={cx('shrink-0', typeof row.key === 'number' ? 'text-muted' : 'text-fg')}>{row.key}:</span> : null}
       <Value row={row} expanded={expanded} actions={actions} />
       <span className="ml-auto flex shrink-0 gap-0.5 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100">
         <CopyButton kind="link" label={`Copy link to ${row.pointer || 'the root'}`} text={() => linkTo(hashFromPointer(row.pointer))} />

@@ -3,7 +3,7 @@
 import { flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { cn } from '@/components/ui/cn';
+import { cx } from '@/components/ui/cn';
 import { pageMaxima, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
 import { rolloutColumns, type ColumnMeta } from './rollout-columns';
 import { SortHeader } from './sort-header';
@@ -51,7 +51,7 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
   const width = metas.reduce((a, m) => a + m.width, 0);
 
   return (
-    <div ref={scroller} className={cn('h-[calc(100vh-300px)] min-h-[420px] overflow-auto rounded-lg border border-line transition-opacity', busy && 'opacity-60')}>
+    <div ref={scroller} className={cx('h-[calc(100vh-300px)] min-h-[420px] overflow-auto rounded-lg border border-line transition-opacity', busy && 'opacity-60')}>
       <table className="w-full table-fixed border-collapse text-[13px]" style={{ minWidth: width }}>
         <colgroup>
           {metas.map((m, i) => (
@@ -80,7 +80,7 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
                 onClick={() => setSelected(r.key)}
                 data-selected={selected === r.key ? '' : undefined}
                 style={{ height: ROW_PX }}
-                className={cn(
+                className={cx(
                   'border-t border-line hover:bg-panel/70',
                   r.failure_class && 'bg-bad/5 shadow-[inset_3px_0_0_var(--bad)]',
                   selected === r.key && 'bg-accent/10',
@@ -88,7 +88,7 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
                 )}
               >
                 {row.getVisibleCells().map((cell, i) => (
-                  <td key={cell.id} className={cn('overflow-hidden px-2 whitespace-nowrap', metas[i].align === 'right' && 'text-right tabular-nums')}>
+                  <td key={cell.id} className={cx('overflow-hidden px-2 whitespace-nowrap', metas[i].align === 'right' && 'text-right tabular-nums')}>
                     {flexRender(cell.column.columnDef.cell, cell.getContext())}
                   </td>
                 ))}

@@ -1,5 +1,5 @@
 import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react';
-import { cn } from '@/components/ui/cn';
+import { cx } from '@/components/ui/cn';
 import type { SortKey, SortOrder } from '@/lib/view/table';
 import type { ColumnMeta } from './rollout-columns';
 
@@ -12,13 +12,13 @@ export function SortHeader({ label, meta, sort, order, onSort }: { label: string
       scope="col"
       title={meta.title}
       aria-sort={active ? (order === 'asc' ? 'ascending' : 'descending') : undefined}
-      className={cn('px-2 py-2 font-medium whitespace-nowrap', meta.align === 'right' ? 'text-right' : 'text-left')}
+      className={cx('px-2 py-2 font-medium whitespace-nowrap', meta.align === 'right' ? 'text-right' : 'text-left')}
     >
       {meta.sortKey ? (
         <button
           type="button"
           onClick={() => onSort(meta.sortKey!)}
-          className={cn('inline-flex items-center gap-1 hover:text-fg', meta.align === 'right' && 'flex-row-reverse', active && 'text-fg')}
+          className={cx('inline-flex items-center gap-1 hover:text-fg', meta.align === 'right' && 'flex-row-reverse', active && 'text-fg')}
         >
           {label}
           <Icon size={12} aria-hidden className={active ? 'text-accent' : 'opacity-40'} />

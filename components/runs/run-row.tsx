@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { Badge } from '@/components/ui/badge';
 import { Checkbox } from '@/components/ui/checkbox';
-import { cn } from '@/components/ui/cn';
+import { cx } from '@/components/ui/cn';
 import type { RunInfo } from '@/lib/index/index';
 import { formatCompact, formatCount, formatReward } from '@/lib/view/format';
 import { RunProgress } from './run-progress';
@@ -21,7 +21,7 @@ export function RunRow({ run, selected, onSelect, live }: { run: RunInfo; select
   const t = run.totals;
   const source = [run.rollouts_file, run.failures_file, run.capture_dir].filter(Boolean).join('\n');
   return (
-    <tr aria-label={`run ${run.id}`} className={cn('border-t border-line align-top hover:bg-panel/60', selected && 'bg-accent/5')}>
+    <tr aria-label={`run ${run.id}`} className={cx('border-t border-line align-top hover:bg-panel/60', selected && 'bg-accent/5')}>
       <td className="px-3 py-2">
         <Checkbox checked={selected} onChange={(e) => onSelect(e.target.checked)} aria-label={`select ${run.id} to compare`} />
       </td>
@@ -50,8 +50,8 @@ export function RunRow({ run, selected, onSelect, live }: { run: RunInfo; select
       <Tokens n={t.tokens_reasoning} />
       <Tokens n={t.cached_tokens} />
       <Tokens n={t.tokens_total} />
-      <td className={cn(num, t.errors > 0 && 'text-bad')}>{formatCount(t.errors)}</td>
-      <td className={cn(num, t.gaps > 0 && 'text-warn')}>{formatCount(t.gaps)}</td>
+      <td className={cx(num, t.errors > 0 && 'text-bad')}>{formatCount(t.errors)}</td>
+      <td className={cx(num, t.gaps > 0 && 'text-warn')}>{formatCount(t.gaps)}</td>
       <td className={num}>{formatReward(t.mean_reward)}</td>
       <td className="px-3 py-2">
         <div className="flex flex-wrap gap-1">
