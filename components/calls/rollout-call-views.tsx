@@ -4,7 +4,7 @@ import dynamic from 'next/dynamic';
 import { startTransition, useEffect, useState } from 'react';
 import { Card } from '@/components/ui/card';
 import type { CallColumns } from '@/lib/view/series';
-import { rolloutHref } from './call-href';
+import { rolloutApiHref } from './call-href';
 import { CallsTable } from './calls-table';
 
 function Placeholder({ height, text }: { height: number; text: string }) {
@@ -53,7 +53,7 @@ export function RolloutCallViews({ run, rollout, n, version }: { run: string; ro
     void loadTimeline();
     void loadCharts();
     const abort = new AbortController();
-    fetch(`${rolloutHref(run, rollout)}/calls.json`, { signal: abort.signal })
+    fetch(`${rolloutApiHref(run, rollout)}/calls`, { signal: abort.signal })
       .then(async (res) => {
         if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
         const value = (await res.json()) as CallColumns;

@@ -119,5 +119,33 @@ export const RolloutDetailSchema = z.object({
   attempts: z.array(z.object({ key: z.string(), attempt: nullableNumber, failure_class: z.string().nullable(), reward: nullableNumber })),
 });
 
+const coded = z.array(z.number().int()).describe('index into `strings`, -1 for null');
+const nums = z.array(z.number().nullable());
+export const CallColumnsSchema = z.object({
+  n: z.number().int().describe('number of calls; every array has this length, in call order'),
+  strings: z.array(z.string()),
+  call_index: z.array(z.number().int()),
+  model_call_id: z.array(z.string().nullable()),
+  model_server: coded,
+  model: coded,
+  dialect: coded,
+  error_category: coded,
+  finish_reason: coded,
+  status_code: nums,
+  t0: z.number().nullable().describe('Unix seconds of the earliest started_at; start_ms and end_ms are relative to it'),
+  start_ms: nums,
+  end_ms: nums,
+  tokens_in: nums,
+  tokens_out: nums,
+  tokens_reasoning: nums,
+  tokens_total: nums,
+  cached_tokens: nums,
+  cache_creation_tokens: nums,
+  cache_hit: z.array(z.boolean().nullable()),
+  latency_ms: nums,
+  ttft_ms: nums,
+  tool_calls: z.array(z.number().int()),
+  servers: z.array(z.string()).describe("model servers (model_ref.name) in order of first appearance"),
+});
 export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
 export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, paired tasks');

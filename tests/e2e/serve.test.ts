@@ -5,6 +5,7 @@ import { mkdtempSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallColumnsSchema } from '../../lib/api/schemas';
 import { readCaptureFile } from '../../lib/capture/store';
 import { ROOT, startServe, type Served } from '../support/server';
 
@@ -110,9 +111,28 @@ describe('the JSON API', () => {
     expect(call.response).toEqual(JSON.parse(stored).response);
   });
 
+  it("a rollout's calls as columns: one entry per call, in order, with the detail's numbers and coded strings", async () => {
+    const detail = (await (await get('/api/runs/swe-claude-code/rollouts/0-0')).json()) as {
+      capture: { calls: { model_call_id: string | null; dialect: string | null; tokens_in: number | null; tokens_out: number | null; latency_total_ms: number | null; error_category: string | null }[] };
+    };
+    const cols = CallColumnsSchema.parse(await (await get('/api/runs/swe-claude-code/rollouts/0-0/calls')).json());
+    const calls = detail.capture.calls;
+    expect(cols.n).toBe(calls.length);
+    const decode = (k: number) => (k < 0 ? null : cols.strings[k]);
+    calls.forEach((c, i) => {
+      expect(cols.model_call_id[i]).toBe(c.model_call_id);
+      expect(decode(cols.dialect[i])).toBe(c.dialect);
+      expect(decode(cols.error_category[i])).toBe(c.error_category);
+      expect(cols.tokens_in[i]).toBe(c.tokens_in);
+      expect(cols.tokens_out[i]).toBe(c.tokens_out);
+      expect(cols.latency_ms[i]).toBe(c.latency_total_ms);
+    });
+    expect((await get('/api/runs/swe-claude-code/rollouts/nope-9/calls')).status).toBe(404);
+  });
+
   it('OpenAPI describes every route', async () => {
     const doc = (await (await get('/api/openapi.json')).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/runs', '/api/runs/{run}/rollouts', '/api/runs/{run}/rollouts/{rollout}/calls/{call}/raw', '/api/compare', '/api/events']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/runs', '/api/runs/{run}/rollouts', '/api/runs/{run}/rollouts/{rollout}/calls', '/api/runs/{run}/rollouts/{rollout}/calls/{call}/raw', '/api/compare', '/api/events']));
   });
 
   it('errors are JSON {error: {code, message}} with 400/404, never a stack', async () => {

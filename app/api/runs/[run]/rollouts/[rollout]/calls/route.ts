@@ -1,5 +1,6 @@
-// The rollout page's calls as compact columns (lib/view/series), fetched by the browser after the page
-// paints: a 30,000-call rollout is a few MB of JSON that would cost seconds of HTML parsing if inlined.
+// GET /api/runs/{run}/rollouts/{rollout}/calls: every call of a rollout as compact columns (lib/view/series,
+// strings coded), without payloads. The rollout page fetches it after it paints: a 30,000-call rollout is a
+// few MB of JSON that would cost seconds of HTML parsing if inlined.
 // The last few answers are kept, keyed by the rollout's aggregates, so a reload or a return costs nothing
 // until the rollout changes (capture files only grow, and any change moves the aggregates).
 import { type NextRequest } from 'next/server';
