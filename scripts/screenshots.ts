@@ -67,7 +67,7 @@ async function main(): Promise<void> {
         await settle(t.page, 600); // canvases draw in a task after the commit
         const found = problems(t);
         if (JSON.stringify(found) !== JSON.stringify(CLEAN)) throw new Error(`${view.path}: ${JSON.stringify(found)}`);
-        shots.push({ name: view.name, url: view.path, png: await t.page.screenshot({ type: 'png' }) });
+        shots.push({ name: view.name, url: view.path, png: await t.page.screenshot({ type: 'png', fullPage: view.name.startsWith('rollout') && view.name !== 'rollouts' }) });
         console.log(`  ${view.name.padEnd(18)} ${view.path}`);
       } finally {
         await t.close();
