@@ -51,7 +51,10 @@ export interface ValueSpan {
 
 export interface ScanResult {
   value: JsonValue;
-  /** Byte spans of the top-level values, relative to the start of the scanned bytes. */
+  /**
+   * Byte spans of the top-level values, relative to the start of the scanned bytes; values skipped inside a
+   * shallow object are listed as `parent.key`.
+   */
   spans: Record<string, ValueSpan>;
 }
 
@@ -178,7 +181,7 @@ class Parser {
         this.ws();
         const start = this.i;
         const keep = Object.prototype.hasOwnProperty.call(shallow, key) ? shallow[key] : undefined;
-        setKey(obj, key, keep && b[this.i] === C.LBrace ? this.shallowObject(keep) : this.value());
+        setKey(obj, key, keep && b[this.i] === C.LBrace ? this.shallowObject(keep, key, spans) : this.value());
         spans[key] = { start, end: this.i };
         this.ws();
         const c = b[this.i];
@@ -199,7 +202,7 @@ class Parser {
     return { value: obj, spans };
   }
 
-  private shallowObject(keep: readonly string[]): JsonObject {
+  private shallowObject(keep: readonly string[], parent: string, spans: Record<string, ValueSpan>): JsonObject {
     const b = this.b;
     const obj: JsonObject = {};
     this.enter();
@@ -218,7 +221,11 @@ class Parser {
       this.i++;
       this.ws();
       if (keep.includes(key)) setKey(obj, key, this.value());
-      else this.skipValue();
+      else {
+        const start = this.i;
+        this.skipValue();
+        spans[`${parent}.${key}`] = { start, end: this.i };
+      }
       this.ws();
       const c = b[this.i];
       if (c === C.Comma) {
@@ -231,6 +238,30 @@ class Parser {
         this.depth--;
         return obj;
       }
+      this.fail("Expecting ',' delimiter");
+    }
+  }
+
+  /** The number of elements of the array at the cursor that are objects (elements checked structurally). */
+  countArrayObjects(): number {
+    const b = this.b;
+    if (b[this.i] !== C.LBracket) return 0;
+    this.enter();
+    this.i++;
+    this.ws();
+    let n = 0;
+    if (b[this.i] === C.RBracket) return 0;
+    for (;;) {
+      if (b[this.i] === C.LBrace) n++;
+      this.skipValue();
+      this.ws();
+      const c = b[this.i];
+      if (c === C.Comma) {
+        this.i++;
+        this.ws();
+        continue;
+      }
+      if (c === C.RBracket) return n;
       this.fail("Expecting ',' delimiter");
     }
   }
@@ -535,6 +566,11 @@ export function parseStrict(input: Uint8Array | string): JsonValue {
 export function scanStrict(input: Buffer, shallow: Record<string, readonly string[]>, mode: ParseMode = 'orjson'): ScanResult {
   if (!isUtf8(input)) throw new JsonSyntaxError('Invalid UTF-8', 0);
   return new Parser(input, mode).scanDocument(shallow);
+}
+
+/** How many elements of the array spanning `input` are objects (see `scanStrict`'s skipped spans). */
+export function countArrayObjects(input: Uint8Array, mode: ParseMode = 'orjson'): number {
+  return new Parser(input, mode).countArrayObjects();
 }
 
 /**

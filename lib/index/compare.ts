@@ -67,14 +67,14 @@ export class CompareCache {
       .prepare(
         `SELECT model_server, count(*) AS calls, sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning,
           sum(tokens_total) AS tokens_total, sum(cached_tokens) AS cached_tokens, count(error_category) AS errors
-          FROM calls WHERE run_no = ? GROUP BY model_server ORDER BY calls DESC`,
+          FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?) GROUP BY model_server ORDER BY calls DESC`,
       )
       .all(runNo) as RunCallStats['servers'];
     const categories = db
-      .prepare('SELECT error_category AS c, count(*) AS n FROM calls WHERE run_no = ? AND error_category IS NOT NULL GROUP BY error_category')
+      .prepare('SELECT error_category AS c, count(*) AS n FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?) AND error_category IS NOT NULL GROUP BY error_category')
       .all(runNo) as { c: string; n: number }[];
     const column = (name: string) =>
-      Float64Array.from(db.prepare(`SELECT ${name} FROM calls WHERE run_no = ? AND ${name} IS NOT NULL`).pluck().all(runNo) as number[]).sort();
+      Float64Array.from(db.prepare(`SELECT ${name} FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?) AND ${name} IS NOT NULL`).pluck().all(runNo) as number[]).sort();
     const stats: RunCallStats = {
       servers,
       error_categories: Object.fromEntries(categories.map((r) => [r.c, r.n])),
