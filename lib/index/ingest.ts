@@ -14,6 +14,7 @@ import type Database from 'better-sqlite3';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
 import { scanExchangeLine } from './scan';
 import { RolloutAggregator, type CallAgg } from './aggregate';
+import { dropRunStats } from './compare';
 import { readLinesSync } from './line-reader';
 import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
@@ -105,24 +106,29 @@ export class Ingestor {
   /** Ingests every file of a run that changed since the last ingest. */
   async ingestRun(runNo: number, run: RunSource, stats: IngestStats, only?: Set<string>): Promise<void> {
     const pass: Pass = { runNo, hasCaptureDir: run.captureDir !== null, stats, rollouts: null, settled: new Set() };
-    for (const [file, kind] of [
-      [run.rolloutsFile, 'rollouts'],
-      [run.failuresFile, 'failures'],
-    ] as const) {
-      if (file && (!only || only.has(file))) await this.ingestRolloutsFile(pass, file, kind);
-    }
-    if (run.captureDir) {
-      const changed = only ? [...only].filter((p) => path.dirname(p) === run.captureDir) : null;
-      if (changed && changed.length < 64) this.ingestCaptureFiles(pass, run.captureDir, changed);
-      else if (!only || changed!.length) await this.ingestCaptureDir(pass, run.captureDir);
-    }
-    const pending = [...stats.rolloutsChanged].filter((pk) => !pass.settled.has(pk));
-    for (let i = 0; i < pending.length; ) {
-      const deadline = performance.now() + BATCH_MS;
-      this.db.transaction(() => {
-        while (i < pending.length && performance.now() < deadline) this.aggregator.recompute(pending[i++], pass.hasCaptureDir);
-      })();
-      if (i < pending.length) await yieldToLoop();
+    try {
+      for (const [file, kind] of [
+        [run.rolloutsFile, 'rollouts'],
+        [run.failuresFile, 'failures'],
+      ] as const) {
+        if (file && (!only || only.has(file))) await this.ingestRolloutsFile(pass, file, kind);
+      }
+      if (run.captureDir) {
+        const changed = only ? [...only].filter((p) => path.dirname(p) === run.captureDir) : null;
+        if (changed && changed.length < 64) this.ingestCaptureFiles(pass, run.captureDir, changed);
+        else if (!only || changed!.length) await this.ingestCaptureDir(pass, run.captureDir);
+      }
+      const pending = [...stats.rolloutsChanged].filter((pk) => !pass.settled.has(pk));
+      for (let i = 0; i < pending.length; ) {
+        const deadline = performance.now() + BATCH_MS;
+        this.db.transaction(() => {
+          while (i < pending.length && performance.now() < deadline) this.aggregator.recompute(pending[i++], pass.hasCaptureDir);
+        })();
+        if (i < pending.length) await yieldToLoop();
+      }
+    } finally {
+      // Last, so that figures a compare computed mid-pass are not kept.
+      if (stats.rolloutsChanged.size) dropRunStats(this.db, runNo);
     }
   }
 

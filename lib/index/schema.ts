@@ -71,6 +71,9 @@ CREATE TABLE IF NOT EXISTS rollouts (
   UNIQUE (run_no, key)
 );
 CREATE INDEX IF NOT EXISTS rollouts_by_task ON rollouts (run_no, task_index, rollout_index);
+-- Covers every list filter but text search, so that a filtered count reads this narrow index, not the table.
+CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, model_servers, dialects,
+  error_categories, gaps);
 CREATE TABLE IF NOT EXISTS calls (
   rollout_pk INTEGER NOT NULL,
   call_index INTEGER NOT NULL,
