@@ -51,7 +51,10 @@ export interface ValueSpan {
 
 export interface ScanResult {
   value: JsonValue;
-  /** Byte spans of the top-level values, relative to the start of the scanned bytes. */
+  /**
+   * Byte spans of the top-level values, relative to the start of the scanned bytes; values skipped inside a
+   * shallow object are listed as `parent.key`.
+   */
   spans: Record<string, ValueSpan>;
 }
 
@@ -97,6 +100,12 @@ function isArrayIndexKey(key: string): boolean {
 
 /** Sets a key on an object the way a Python dict assignment would (order of first insertion kept). */
 export function setKey(obj: JsonObject, key: string, value: JsonValue): void {
+  const c = key.charCodeAt(0);
+  // Fast path, nearly every key: not index-like, not __proto__, no recorded order to maintain.
+  if (!(c >= C.Zero && c <= C.Nine) && c !== 95 && (obj as Record<symbol, unknown>)[KEY_ORDER] === undefined) {
+    obj[key] = value;
+    return;
+  }
   const ordered = (obj as Record<symbol, string[] | undefined>)[KEY_ORDER];
   const isNew = !Object.prototype.hasOwnProperty.call(obj, key);
   if (key === '__proto__') {
@@ -178,7 +187,7 @@ class Parser {
         this.ws();
         const start = this.i;
         const keep = Object.prototype.hasOwnProperty.call(shallow, key) ? shallow[key] : undefined;
-        setKey(obj, key, keep && b[this.i] === C.LBrace ? this.shallowObject(keep) : this.value());
+        setKey(obj, key, keep && b[this.i] === C.LBrace ? this.shallowObject(keep, key, spans) : this.value());
         spans[key] = { start, end: this.i };
         this.ws();
         const c = b[this.i];
@@ -199,7 +208,7 @@ class Parser {
     return { value: obj, spans };
   }
 
-  private shallowObject(keep: readonly string[]): JsonObject {
+  private shallowObject(keep: readonly string[], parent: string, spans: Record<string, ValueSpan>): JsonObject {
     const b = this.b;
     const obj: JsonObject = {};
     this.enter();
@@ -218,7 +227,11 @@ class Parser {
       this.i++;
       this.ws();
       if (keep.includes(key)) setKey(obj, key, this.value());
-      else this.skipValue();
+      else {
+        const start = this.i;
+        this.skipValue();
+        spans[`${parent}.${key}`] = { start, end: this.i };
+      }
       this.ws();
       const c = b[this.i];
       if (c === C.Comma) {
@@ -235,47 +248,80 @@ class Parser {
     }
   }
 
-  private skipString(): void {
-    const b = this.b as Buffer;
-    let j = this.i + 1;
+  /** The number of elements of the array at the cursor that are objects (elements checked structurally). */
+  countArrayObjects(): number {
+    const b = this.b;
+    if (b[this.i] !== C.LBracket) return 0;
+    this.enter();
+    this.i++;
+    this.ws();
+    let n = 0;
+    if (b[this.i] === C.RBracket) return 0;
     for (;;) {
-      const q = b.indexOf(C.Quote, j);
-      if (q < 0) this.fail('Unterminated string');
-      let k = q - 1;
-      while (b[k] === C.Backslash) k--;
-      j = q + 1;
-      if ((q - 1 - k) % 2 === 0) break;
+      if (b[this.i] === C.LBrace) n++;
+      this.skipValue();
+      this.ws();
+      const c = b[this.i];
+      if (c === C.Comma) {
+        this.i++;
+        this.ws();
+        continue;
+      }
+      if (c === C.RBracket) return n;
+      this.fail("Expecting ',' delimiter");
     }
+  }
+
+  private skipString(): void {
+    const j = skipStringAt(this.b as Buffer, this.i);
+    if (j < 0) this.fail('Unterminated string');
     this.i = j;
   }
 
+  /** Skips a value checking only its structure (strings closed, brackets matched, nesting depth). */
   private skipValue(): void {
-    const b = this.b;
-    const c = b[this.i];
+    const b = this.b as Buffer;
+    let i = this.i;
+    const c = b[i];
     if (c === C.Quote) return this.skipString();
     if (c !== C.LBrace && c !== C.LBracket) {
       this.value();
       return;
     }
-    const closers: number[] = [];
-    while (this.i < b.length) {
-      const d = b[this.i];
+    const n = b.length;
+    const room = this.depthLimit - this.depth;
+    const closers = room <= CLOSERS.length ? CLOSERS : new Uint8Array(room);
+    let depth = 0;
+    while (i < n) {
+      const d = b[i];
       if (d === C.Quote) {
-        this.skipString();
+        const end = skipStringAt(b, i);
+        if (end < 0) {
+          this.i = i;
+          this.fail('Unterminated string');
+        }
+        i = end;
         continue;
       }
       if (d === C.LBrace || d === C.LBracket) {
-        if (closers.length + this.depth >= this.depthLimit) this.fail('Maximum nesting depth exceeded');
-        closers.push(d === C.LBrace ? C.RBrace : C.RBracket);
+        if (depth >= room) {
+          this.i = i;
+          this.fail('Maximum nesting depth exceeded');
+        }
+        closers[depth++] = d + 2; // '{' + 2 = '}', '[' + 2 = ']'
       } else if (d === C.RBrace || d === C.RBracket) {
-        if (closers.pop() !== d) this.fail('Mismatched bracket');
-        if (closers.length === 0) {
-          this.i++;
+        if (depth === 0 || closers[--depth] !== d) {
+          this.i = i;
+          this.fail('Mismatched bracket');
+        }
+        if (depth === 0) {
+          this.i = i + 1;
           return;
         }
       }
-      this.i++;
+      i++;
     }
+    this.i = i;
     this.fail('Unterminated value');
   }
 
@@ -505,6 +551,32 @@ class Parser {
 }
 
 
+// Closing brackets of the containers open in a skipped value (a value never nests deeper than the limit).
+const CLOSERS = new Uint8Array(1100);
+
+/**
+ * The index just past the string starting at `i` (its opening quote), or -1 when it is unterminated. Short
+ * strings (most keys and small values) are walked here; long ones go to the native indexOf.
+ */
+function skipStringAt(b: Buffer, i: number): number {
+  const n = b.length;
+  let j = i + 1;
+  const walkEnd = Math.min(n, j + 48);
+  while (j < walkEnd) {
+    const c = b[j];
+    if (c === C.Quote) return j + 1;
+    j += c === C.Backslash ? 2 : 1;
+  }
+  for (;;) {
+    const q = b.indexOf(C.Quote, j);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (b[k] === C.Backslash) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
 function asciiSlice(b: Uint8Array, start: number, end: number): string {
   let s = '';
   for (let k = start; k < end; k++) s += String.fromCharCode(b[k]);
@@ -535,6 +607,11 @@ export function parseStrict(input: Uint8Array | string): JsonValue {
 export function scanStrict(input: Buffer, shallow: Record<string, readonly string[]>, mode: ParseMode = 'orjson'): ScanResult {
   if (!isUtf8(input)) throw new JsonSyntaxError('Invalid UTF-8', 0);
   return new Parser(input, mode).scanDocument(shallow);
+}
+
+/** How many elements of the array spanning `input` are objects (see `scanStrict`'s skipped spans). */
+export function countArrayObjects(input: Uint8Array, mode: ParseMode = 'orjson'): number {
+  return new Parser(input, mode).countArrayObjects();
 }
 
 /**

@@ -1,10 +1,11 @@
-// Per-rollout aggregates recomputed from the index's call rows, with the format's rules: null-skipping sums,
-// the compensated latency sum (§4), and the capture gaps of §5.1.
+// Per-rollout aggregates from a rollout's call rows, with the format's rules: null-skipping sums, the
+// compensated latency sum (§4), and the capture gaps of §5.1. Ingest passes the calls it has just parsed;
+// other changes (markers, appends) re-read the rollout's calls by primary key. Statements are prepared once.
 import type Database from 'better-sqlite3';
 import { captureGaps, gapJson } from '../capture/attachment';
 import { neumaierSum } from '../capture/metrics';
 
-interface CallAgg {
+export interface CallAgg {
   tokens_in: number | null;
   tokens_out: number | null;
   tokens_reasoning: number | null;
@@ -19,11 +20,14 @@ interface CallAgg {
   completed_at: number | null;
 }
 
-const sum = (values: (number | null)[]) => {
-  let s: number | null = null;
-  for (const v of values) if (v !== null) s = (s ?? 0) + v;
-  return s;
-};
+export interface RolloutCaptureState {
+  capture_file: number | null;
+  marker: number;
+  unreadable: number;
+  attached_calls: number | null;
+  attached_tokens_total: number | null;
+  attached_gaps: string | null;
+}
 
 export function median(values: number[]): number | null {
   if (values.length === 0) return null;
@@ -32,29 +36,42 @@ export function median(values: number[]): number | null {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-const tagList = (values: (string | null)[]) => {
-  const set = [...new Set(values.filter((v): v is string => v !== null))].sort();
-  return set.length ? `|${set.join('|')}|` : null;
-};
+const tagList = (values: Set<string>) => (values.size ? `|${[...values].sort().join('|')}|` : null);
 
-export function recomputeRollout(db: Database.Database, pk: number, hasCaptureDir: boolean): void {
-  const calls = db
-    .prepare(
-      `SELECT tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_ms, ttft_ms, error_category, model_server, dialect,
-        started_at, completed_at FROM calls WHERE rollout_pk = ? ORDER BY call_index`,
-    )
-    .all(pk) as CallAgg[];
-  const r = db.prepare('SELECT capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?').get(pk) as {
-    capture_file: number | null;
-    marker: number;
-    unreadable: number;
-    attached_calls: number | null;
-    attached_tokens_total: number | null;
-    attached_gaps: string | null;
-  };
-  const latencies = calls.map((c) => c.latency_ms).filter((v): v is number => v !== null);
-  const ttfts = calls.map((c) => c.ttft_ms).filter((v): v is number => v !== null);
-  const tokensTotal = sum(calls.map((c) => c.tokens_total));
+const add = (s: number | null, v: number | null) => (v === null ? s : (s ?? 0) + v);
+
+/** The values of `UPDATE_SQL`'s SET list, in order. */
+export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCaptureDir: boolean): unknown[] {
+  let tokensIn = null, tokensOut = null, tokensReasoning = null, tokensTotal = null, cached = null;
+  let errors = 0;
+  let started: number | null = null;
+  let completed: number | null = null;
+  let latencyMax: number | null = null;
+  const latencies: number[] = [];
+  const ttfts: number[] = [];
+  const servers = new Set<string>();
+  const dialects = new Set<string>();
+  const categories = new Set<string>();
+  for (const c of calls) {
+    tokensIn = add(tokensIn, c.tokens_in);
+    tokensOut = add(tokensOut, c.tokens_out);
+    tokensReasoning = add(tokensReasoning, c.tokens_reasoning);
+    tokensTotal = add(tokensTotal, c.tokens_total);
+    cached = add(cached, c.cached_tokens);
+    if (c.latency_ms !== null) {
+      latencies.push(c.latency_ms);
+      latencyMax = latencyMax === null ? c.latency_ms : Math.max(latencyMax, c.latency_ms);
+    }
+    if (c.ttft_ms !== null) ttfts.push(c.ttft_ms);
+    if (c.error_category !== null) {
+      errors++;
+      categories.add(c.error_category);
+    }
+    if (c.model_server !== null) servers.add(c.model_server);
+    if (c.dialect !== null) dialects.add(c.dialect);
+    if (c.started_at !== null) started = started === null ? c.started_at : Math.min(started, c.started_at);
+    if (c.completed_at !== null) completed = completed === null ? c.completed_at : Math.max(completed, c.completed_at);
+  }
   let gaps: unknown[];
   if (hasCaptureDir) {
     const found = r.capture_file !== null || r.marker === 1;
@@ -62,32 +79,38 @@ export function recomputeRollout(db: Database.Database, pk: number, hasCaptureDi
   } else {
     gaps = r.attached_gaps ? (JSON.parse(r.attached_gaps) as unknown[]) : [];
   }
-  const mismatch = hasCaptureDir && r.attached_calls !== null && (r.attached_calls !== calls.length || r.attached_tokens_total !== tokensTotal) ? 1 : 0;
-  const starts = calls.map((c) => c.started_at).filter((v): v is number => v !== null);
-  const ends = calls.map((c) => c.completed_at).filter((v): v is number => v !== null);
-  db.prepare(
-    `UPDATE rollouts SET num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?,
-      latency_sum = ?, latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?,
-      error_categories = ?, started_at = ?, completed_at = ?, mismatch = ? WHERE pk = ?`,
-  ).run(
-    calls.length,
-    sum(calls.map((c) => c.tokens_in)),
-    sum(calls.map((c) => c.tokens_out)),
-    sum(calls.map((c) => c.tokens_reasoning)),
-    tokensTotal,
-    sum(calls.map((c) => c.cached_tokens)),
-    latencies.length ? neumaierSum(latencies) : null,
-    latencies.length ? latencies.reduce((a, b) => Math.max(a, b)) : null,
-    median(ttfts),
-    calls.filter((c) => c.error_category !== null).length,
-    JSON.stringify(gaps),
-    gaps.length,
-    tagList(calls.map((c) => c.model_server)),
-    tagList(calls.map((c) => c.dialect)),
-    tagList(calls.map((c) => c.error_category)),
-    starts.length ? starts.reduce((a, b) => Math.min(a, b)) : null,
-    ends.length ? ends.reduce((a, b) => Math.max(a, b)) : null,
-    mismatch,
-    pk,
-  );
+  const mismatch =
+    hasCaptureDir && r.attached_calls !== null && (r.attached_calls !== calls.length || r.attached_tokens_total !== tokensTotal) ? 1 : 0;
+  return [
+    calls.length, tokensIn, tokensOut, tokensReasoning, tokensTotal, cached,
+    latencies.length ? neumaierSum(latencies) : null, latencyMax, median(ttfts), errors, JSON.stringify(gaps), gaps.length,
+    tagList(servers), tagList(dialects), tagList(categories), started, completed, mismatch,
+  ];
+}
+
+export class RolloutAggregator {
+  private readonly stmt;
+
+  constructor(db: Database.Database) {
+    this.stmt = {
+      calls: db.prepare(
+        `SELECT tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_ms, ttft_ms, error_category, model_server, dialect,
+          started_at, completed_at FROM calls WHERE rollout_pk = ? ORDER BY call_index`,
+      ),
+      state: db.prepare('SELECT capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
+      update: db.prepare(
+        `UPDATE rollouts SET num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?,
+          latency_sum = ?, latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?,
+          error_categories = ?, started_at = ?, completed_at = ?, mismatch = ? WHERE pk = ?`,
+      ),
+    };
+  }
+
+  /** Recomputes one rollout's aggregates; `calls` are its rows when the caller already holds all of them. */
+  recompute(pk: number, hasCaptureDir: boolean, calls?: CallAgg[]): void {
+    const state = this.stmt.state.get(pk) as RolloutCaptureState | undefined;
+    if (!state) return;
+    const rows = calls ?? (this.stmt.calls.all(pk) as CallAgg[]);
+    this.stmt.update.run(...rolloutAggregate(rows, state, hasCaptureDir), pk);
+  }
 }

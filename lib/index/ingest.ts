@@ -1,14 +1,23 @@
 // Incremental ingest. Capture files are append-only, so each is read from the offset where the last ingest
 // stopped; a file whose identity changed (replaced) or that shrank (truncated) is read again from the start.
 // An unterminated last line is pending: it is neither consumed nor counted until its newline arrives.
-import { promises as fsp, type Stats } from 'node:fs';
+//
+// Cold ingest is bounded by per-file and per-row overhead more than by parsing, so: files are read
+// synchronously into one reused buffer, many files share one transaction (about BATCH_MS of work, then the
+// event loop gets a turn), statements are prepared once, a run's files and rollouts are looked up in maps
+// loaded once per pass, capture files are taken in rollout order (calls append to the B-tree, pages stay
+// full), and a rollout's aggregates are computed from the calls just parsed, in the same transaction.
+import { closeSync, fstatSync, lstatSync, openSync, promises as fsp, type Stats } from 'node:fs';
 import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
 import { scanExchangeLine } from './scan';
-import { recomputeRollout } from './aggregate';
+import { RolloutAggregator, type CallAgg } from './aggregate';
+import { dropRunStats } from './compare';
+import { readLinesSync } from './line-reader';
 import type { RunSource } from './discovery';
-import { INCOMPLETE_SUFFIX, readLines, rolloutIdOfCaptureFile } from '../capture/store';
+import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
 import { isStoreRolloutId } from '../capture/ids';
 
 export interface FileRow {
@@ -35,59 +44,105 @@ export interface IngestStats {
   rolloutsChanged: Set<number>;
 }
 
-const BATCH_LINES = 2000;
+/** Work per write transaction before the event loop gets a turn (queries and the live path interleave). */
+const BATCH_MS = 100;
+/** Bytes of a rollouts file read per transaction. */
+const ROLLOUTS_SLICE_BYTES = 16 << 20;
+
+interface RolloutState {
+  pk: number;
+  capture_file: number | null;
+  marker: number;
+}
+
+/** One pass over a run: maps loaded once, and the rollouts whose aggregates are already up to date. */
+interface Pass {
+  runNo: number;
+  hasCaptureDir: boolean;
+  stats: IngestStats;
+  rollouts: Map<string, RolloutState> | null;
+  settled: Set<number>;
+}
 
 export class Ingestor {
   private readonly stmt;
+  private readonly aggregator: RolloutAggregator;
 
   constructor(private readonly db: Database.Database) {
+    this.aggregator = new RolloutAggregator(db);
     this.stmt = {
       fileByPath: db.prepare('SELECT * FROM files WHERE path = ?'),
+      filesOfRun: db.prepare("SELECT * FROM files WHERE run_no = ? AND kind = 'capture'"),
       insertFile: db.prepare('INSERT INTO files (run_no, path, kind, rollout_id, dev, ino, size, mtime_ms) VALUES (?, ?, ?, ?, 0, 0, 0, 0)'),
       updateFile: db.prepare(
         'UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ms = ?, offset = ?, next_line = ?, next_call_index = ?, unreadable = ?, pending = ? WHERE id = ?',
       ),
       resetFile: db.prepare('UPDATE files SET offset = 0, next_line = 1, next_call_index = 0, unreadable = 0, pending = 0 WHERE id = ?'),
-      rolloutByKey: db.prepare('SELECT pk FROM rollouts WHERE run_no = ? AND key = ?'),
+      deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
+      rolloutByKey: db.prepare('SELECT pk, capture_file, marker FROM rollouts WHERE run_no = ? AND key = ?'),
+      rolloutsOfRun: db.prepare('SELECT key, pk, capture_file, marker FROM rollouts WHERE run_no = ?'),
       insertRollout: db.prepare("INSERT INTO rollouts (run_no, key, rollout_id, source) VALUES (?, ?, ?, 'capture')"),
       deleteCallsOfFile: db.prepare('DELETE FROM calls WHERE file_id = ?'),
+      deleteCallsOfRollout: db.prepare('DELETE FROM calls WHERE rollout_pk = ?'),
       rolloutsOfFile: db.prepare('SELECT DISTINCT rollout_pk FROM calls WHERE file_id = ?'),
-      insertCall: db.prepare(`INSERT OR REPLACE INTO calls (rollout_pk, call_index, run_no, model_call_id, response_id, file_id, line_offset, line_length,
+      insertCall: db.prepare(`INSERT OR REPLACE INTO calls (rollout_pk, call_index, model_call_id, file_id, line_offset, line_length,
         req_off, req_len, resp_off, resp_len, model_server, model, dialect, status_code, response_status, finish_reason, error_category,
         started_at, completed_at, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, cache_creation_tokens, cache_hit,
-        latency_ms, ttft_ms, tool_calls) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+        latency_ms, ttft_ms, tool_calls) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
       setCaptureState: db.prepare('UPDATE rollouts SET capture_file = ?, unreadable = ?, marker = ? WHERE pk = ?'),
       setMarker: db.prepare('UPDATE rollouts SET marker = ? WHERE pk = ?'),
       markersOfRun: db.prepare('SELECT pk, key FROM rollouts WHERE run_no = ? AND marker = 1'),
+      rolloutsOfLineFile: db.prepare('SELECT pk FROM rollouts WHERE line_file = ?'),
+      deleteLineRollouts: db.prepare('DELETE FROM rollouts WHERE line_file = ? AND capture_file IS NULL'),
+      unlinkLineFile: db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL WHERE line_file = ?'),
+      upsertLine: db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
+        task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
+        attached_tokens_total = ?, attached_gaps = ?, source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
+      insertLineRollout: db.prepare("INSERT INTO rollouts (run_no, key, source) VALUES (?, ?, 'line')"),
+      lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
     };
   }
 
   /** Ingests every file of a run that changed since the last ingest. */
   async ingestRun(runNo: number, run: RunSource, stats: IngestStats, only?: Set<string>): Promise<void> {
-    for (const [file, kind] of [
-      [run.rolloutsFile, 'rollouts'],
-      [run.failuresFile, 'failures'],
-    ] as const) {
-      if (file && (!only || only.has(file))) await this.ingestRolloutsFile(runNo, file, kind, run.captureDir !== null, stats);
+    const pass: Pass = { runNo, hasCaptureDir: run.captureDir !== null, stats, rollouts: null, settled: new Set() };
+    try {
+      for (const [file, kind] of [
+        [run.rolloutsFile, 'rollouts'],
+        [run.failuresFile, 'failures'],
+      ] as const) {
+        if (file && (!only || only.has(file))) await this.ingestRolloutsFile(pass, file, kind);
+      }
+      if (run.captureDir) {
+        const changed = only ? [...only].filter((p) => path.dirname(p) === run.captureDir) : null;
+        if (changed && changed.length < 64) this.ingestCaptureFiles(pass, run.captureDir, changed);
+        else if (!only || changed!.length) await this.ingestCaptureDir(pass, run.captureDir);
+      }
+      const pending = [...stats.rolloutsChanged].filter((pk) => !pass.settled.has(pk));
+      for (let i = 0; i < pending.length; ) {
+        const deadline = performance.now() + BATCH_MS;
+        this.db.transaction(() => {
+          while (i < pending.length && performance.now() < deadline) this.aggregator.recompute(pending[i++], pass.hasCaptureDir);
+        })();
+        if (i < pending.length) await yieldToLoop();
+      }
+    } finally {
+      // Last, so that figures a compare computed mid-pass are not kept.
+      if (stats.rolloutsChanged.size) dropRunStats(this.db, runNo);
     }
-    if (run.captureDir) {
-      const changed = only ? [...only].filter((p) => path.dirname(p) === run.captureDir) : null;
-      if (changed && changed.length < 64) await this.ingestCaptureFiles(runNo, run.captureDir, changed, stats);
-      else if (!only || changed!.length) await this.ingestCaptureDir(runNo, run.captureDir, stats);
-    }
-    if (stats.rolloutsChanged.size) {
-      const recompute = this.db.transaction((pks: number[]) => {
-        for (const pk of pks) recomputeRollout(this.db, pk, run.captureDir !== null);
-      });
-      recompute([...stats.rolloutsChanged]);
-    }
+  }
+
+  /** Marks a rollout changed in this pass; its aggregates are recomputed at the end unless settled again. */
+  private touch(pass: Pass, pk: number): void {
+    pass.stats.rolloutsChanged.add(pk);
+    pass.settled.delete(pk);
   }
 
   private fileRow(runNo: number, file: string, kind: string, rolloutId: string | null): FileRow {
     let row = this.stmt.fileByPath.get(file) as FileRow | undefined;
     if (!row) {
-      this.stmt.insertFile.run(runNo, file, kind, rolloutId);
-      row = this.stmt.fileByPath.get(file) as FileRow;
+      const id = Number(this.stmt.insertFile.run(runNo, file, kind, rolloutId).lastInsertRowid);
+      row = { id, run_no: runNo, path: file, kind, rollout_id: rolloutId, dev: 0, ino: 0, size: 0, mtime_ms: 0, offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 };
     }
     return row;
   }
@@ -99,201 +154,252 @@ export class Ingestor {
     return 'append';
   }
 
-  async ingestCaptureDir(runNo: number, dir: string, stats: IngestStats): Promise<void> {
+  /** The rollout row for an id, created (as a capture-only rollout) when the rollouts file has not named it. */
+  private rollout(pass: Pass, key: string): RolloutState {
+    let r = pass.rollouts ? pass.rollouts.get(key) : (this.stmt.rolloutByKey.get(pass.runNo, key) as RolloutState | undefined);
+    if (!r) {
+      r = { pk: Number(this.stmt.insertRollout.run(pass.runNo, key, key).lastInsertRowid), capture_file: null, marker: 0 };
+      pass.rollouts?.set(key, r);
+    }
+    return r;
+  }
+
+  private setCaptureState(r: RolloutState, fileId: number | null, unreadable: number, marker: number): void {
+    this.stmt.setCaptureState.run(fileId, unreadable, marker, r.pk);
+    r.capture_file = fileId;
+    r.marker = marker;
+  }
+
+  private setMarker(pass: Pass, r: RolloutState, marker: number): void {
+    this.stmt.setMarker.run(marker, r.pk);
+    r.marker = marker;
+    this.touch(pass, r.pk);
+  }
+
+  private async ingestCaptureDir(pass: Pass, dir: string): Promise<void> {
     const names = await fsp.readdir(dir).catch(() => [] as string[]);
     const markers = new Set(names.filter((n) => n.endsWith(INCOMPLETE_SUFFIX)).map((n) => n.slice(0, -INCOMPLETE_SUFFIX.length)));
+    pass.rollouts = new Map((this.stmt.rolloutsOfRun.all(pass.runNo) as (RolloutState & { key: string })[]).map((r) => [r.key, r]));
+    const files = new Map((this.stmt.filesOfRun.all(pass.runNo) as FileRow[]).map((f) => [f.path, f]));
     const captureIds = new Set<string>();
+    const todo: { id: string; order: number }[] = [];
     for (const name of names) {
       const id = rolloutIdOfCaptureFile(name);
       if (!id || !isStoreRolloutId(id)) continue;
       captureIds.add(id);
-      await this.ingestCaptureFile(runNo, path.join(dir, name), id, markers.has(id), stats);
+      todo.push({ id, order: pass.rollouts.get(id)?.pk ?? Number.MAX_SAFE_INTEGER });
     }
-    // Markers without a capture file, and markers that appeared or vanished.
-    for (const id of markers) {
-      if (captureIds.has(id) || !isStoreRolloutId(id)) continue;
-      const pk = this.rolloutPk(runNo, id);
-      this.stmt.setMarker.run(1, pk);
-      stats.rolloutsChanged.add(pk);
+    todo.sort((a, b) => a.order - b.order);
+    for (let i = 0; i < todo.length; ) {
+      const deadline = performance.now() + BATCH_MS;
+      this.db.transaction(() => {
+        while (i < todo.length && performance.now() < deadline) {
+          const { id } = todo[i++];
+          const file = path.join(dir, id + '.capture.jsonl');
+          this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file));
+        }
+      })();
+      if (i < todo.length) await yieldToLoop();
     }
-    for (const row of this.stmt.markersOfRun.all(runNo) as { pk: number; key: string }[]) {
-      if (!markers.has(row.key)) {
-        this.stmt.setMarker.run(0, row.pk);
-        stats.rolloutsChanged.add(row.pk);
+    this.db.transaction(() => {
+      // Markers without a capture file, and markers that appeared or vanished.
+      for (const id of markers) {
+        if (captureIds.has(id) || !isStoreRolloutId(id)) continue;
+        this.setMarker(pass, this.rollout(pass, id), 1);
       }
-    }
-    await this.dropVanishedCaptureFiles(runNo, dir, captureIds, stats);
+      for (const row of this.stmt.markersOfRun.all(pass.runNo) as { pk: number; key: string }[]) {
+        if (!markers.has(row.key)) this.setMarker(pass, pass.rollouts!.get(row.key) ?? { ...row, capture_file: null, marker: 1 }, 0);
+      }
+      this.dropVanishedCaptureFiles(pass, dir, captureIds, [...files.values()]);
+    })();
   }
 
   /** Ingests a few named capture files or markers of a dir (the live path: no directory listing). */
-  async ingestCaptureFiles(runNo: number, dir: string, files: string[], stats: IngestStats): Promise<void> {
+  private ingestCaptureFiles(pass: Pass, dir: string, files: string[]): void {
     for (const file of files) {
       const name = path.basename(file);
       const id = name.endsWith(INCOMPLETE_SUFFIX) ? name.slice(0, -INCOMPLETE_SUFFIX.length) : rolloutIdOfCaptureFile(name);
       if (!id || !isStoreRolloutId(id)) continue;
       const capture = path.join(dir, id + '.capture.jsonl');
-      const marker = await fsp.stat(path.join(dir, id + INCOMPLETE_SUFFIX)).then(() => true, () => false);
-      const exists = await fsp.stat(capture).then(() => true, () => false);
-      if (exists) await this.ingestCaptureFile(runNo, capture, id, marker, stats);
-      else {
-        await this.dropVanishedCaptureFiles(runNo, dir, new Set(this.presentIds(runNo, dir, id)), stats);
-        const pk = this.rolloutPk(runNo, id);
-        this.stmt.setMarker.run(marker ? 1 : 0, pk);
-        stats.rolloutsChanged.add(pk);
-      }
-    }
-  }
-
-  private presentIds(runNo: number, dir: string, except: string): string[] {
-    const rows = this.db.prepare("SELECT rollout_id FROM files WHERE run_no = ? AND kind = 'capture'").pluck().all(runNo) as string[];
-    return rows.filter((id) => id !== except);
-  }
-
-  private async dropVanishedCaptureFiles(runNo: number, dir: string, present: Set<string>, stats: IngestStats): Promise<void> {
-    const rows = this.db.prepare("SELECT * FROM files WHERE run_no = ? AND kind = 'capture'").all(runNo) as FileRow[];
-    for (const row of rows) {
-      if (path.dirname(row.path) !== dir || (row.rollout_id && present.has(row.rollout_id))) continue;
-      for (const r of this.stmt.rolloutsOfFile.all(row.id) as { rollout_pk: number }[]) stats.rolloutsChanged.add(r.rollout_pk);
-      const pk = this.rolloutPk(runNo, row.rollout_id!);
-      stats.rolloutsChanged.add(pk);
+      const marker = isPresent(path.join(dir, id + INCOMPLETE_SUFFIX));
       this.db.transaction(() => {
-        this.stmt.deleteCallsOfFile.run(row.id);
-        this.stmt.setCaptureState.run(null, 0, 0, pk);
-        this.db.prepare('DELETE FROM files WHERE id = ?').run(row.id);
+        if (isPresent(capture)) this.ingestCaptureFile(pass, capture, id, marker, undefined);
+        else {
+          const rows = this.stmt.filesOfRun.all(pass.runNo) as FileRow[];
+          const present = new Set(rows.map((f) => f.rollout_id!).filter((other) => other !== id));
+          this.dropVanishedCaptureFiles(pass, dir, present, rows);
+          this.setMarker(pass, this.rollout(pass, id), marker ? 1 : 0);
+        }
       })();
     }
   }
 
-  /** The rollout row for an id, created (as a capture-only rollout) when the rollouts file has not named it. */
-  rolloutPk(runNo: number, key: string): number {
-    const row = this.stmt.rolloutByKey.get(runNo, key) as { pk: number } | undefined;
-    if (row) return row.pk;
-    return Number(this.stmt.insertRollout.run(runNo, key, key).lastInsertRowid);
+  private dropVanishedCaptureFiles(pass: Pass, dir: string, present: Set<string>, rows: FileRow[]): void {
+    for (const row of rows) {
+      if (path.dirname(row.path) !== dir || (row.rollout_id && present.has(row.rollout_id))) continue;
+      for (const r of this.stmt.rolloutsOfFile.all(row.id) as { rollout_pk: number }[]) this.touch(pass, r.rollout_pk);
+      const r = this.rollout(pass, row.rollout_id!);
+      this.touch(pass, r.pk);
+      this.stmt.deleteCallsOfFile.run(row.id);
+      this.setCaptureState(r, null, 0, 0);
+      this.stmt.deleteFile.run(row.id);
+    }
   }
 
-  async ingestCaptureFile(runNo: number, file: string, rolloutId: string, marker: boolean, stats: IngestStats): Promise<void> {
-    const st = await fsp.lstat(file).catch(() => null);
-    if (!st || !st.isFile()) return;
-    const row = this.fileRow(runNo, file, 'capture', rolloutId);
-    const pk = this.rolloutPk(runNo, rolloutId);
-    const mode = this.resumeFrom(row, st);
+  /** Reads what is new in one capture file; runs inside the caller's transaction. */
+  private ingestCaptureFile(pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined): void {
+    let st: Stats;
+    try {
+      st = lstatSync(file);
+    } catch {
+      return;
+    }
+    if (!st.isFile()) return;
+    const row = known ?? this.fileRow(pass.runNo, file, 'capture', rolloutId);
+    const r = this.rollout(pass, rolloutId);
+    const markerFlag = marker ? 1 : 0;
+    let mode = this.resumeFrom(row, st);
     if (mode === 'unchanged') {
-      const prev = this.db.prepare('SELECT marker, capture_file FROM rollouts WHERE pk = ?').get(pk) as { marker: number; capture_file: number | null };
-      if (prev.marker !== (marker ? 1 : 0) || prev.capture_file !== row.id) {
-        this.stmt.setCaptureState.run(row.id, row.unreadable, marker ? 1 : 0, pk);
-        stats.rolloutsChanged.add(pk);
+      if (r.marker !== markerFlag || r.capture_file !== row.id) {
+        this.setCaptureState(r, row.id, row.unreadable, markerFlag);
+        this.touch(pass, r.pk);
       }
       return;
     }
-    if (mode === 'reread') {
-      this.db.transaction(() => {
-        this.stmt.deleteCallsOfFile.run(row.id);
-        this.stmt.resetFile.run(row.id);
-      })();
-      Object.assign(row, { offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 });
-    }
-    stats.rolloutsChanged.add(pk);
-    stats.filesRead++;
-    const handle = await fsp.open(file, 'r');
-    let { offset, next_line: nextLine, next_call_index: callIndex, unreadable } = row;
-    let batch: unknown[][] = [];
-    const flush = () => {
-      const rows = batch;
-      batch = [];
-      this.db.transaction(() => {
-        for (const values of rows) this.stmt.insertCall.run(...values);
-      })();
-    };
+    let fd: number;
     try {
-      for await (const line of readLines(handle, { start: offset, startLine: nextLine, holdUnterminated: true })) {
-        stats.bytesRead += line.length + 1;
-        stats.linesRead++;
-        offset = line.offset + line.length + 1;
-        nextLine = line.lineNumber + 1;
-        const outcome = scanExchangeLine(line.bytes, callIndex);
-        if (outcome.kind === 'blank') continue;
-        if (outcome.kind === 'unreadable') unreadable++;
-        else batch.push(callValues(pk, runNo, row.id, line.offset, line.length, outcome.call));
-        callIndex++;
-        if (batch.length >= BATCH_LINES) flush();
-      }
-    } finally {
-      await handle.close();
+      fd = openSync(file, 'r');
+    } catch {
+      return;
     }
-    if (batch.length) flush();
-    const pending = Math.max(0, st.size - offset);
-    this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, offset, nextLine, callIndex, unreadable, pending, row.id);
-    this.stmt.setCaptureState.run(row.id, unreadable, marker ? 1 : 0, pk);
+    try {
+      st = fstatSync(fd);
+      mode = this.resumeFrom(row, st);
+      if (mode === 'reread' || row.offset === 0) {
+        if (mode === 'reread') this.stmt.deleteCallsOfFile.run(row.id);
+        Object.assign(row, { offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 });
+      }
+      const fromStart = row.offset === 0;
+      const calls: CallAgg[] | undefined = fromStart ? [] : undefined;
+      const stats = pass.stats;
+      stats.filesRead++;
+      let callIndex = row.next_call_index;
+      let unreadable = row.unreadable;
+      const read = readLinesSync(fd, row.offset, st.size, row.next_line, (bytes, offset) => {
+        stats.bytesRead += bytes.length + 1;
+        stats.linesRead++;
+        const outcome = scanExchangeLine(bytes, callIndex);
+        if (outcome.kind === 'blank') return;
+        if (outcome.kind === 'unreadable') unreadable++;
+        else {
+          const values = callValues(r.pk, row.id, offset, bytes.length, outcome.call);
+          this.stmt.insertCall.run(values);
+          calls?.push(aggOf(values));
+        }
+        callIndex++;
+      });
+      const pending = Math.max(0, st.size - read.offset);
+      this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, read.offset, read.nextLine, callIndex, unreadable, pending, row.id);
+      Object.assign(row, { dev: st.dev, ino: st.ino, size: st.size, mtime_ms: st.mtimeMs, offset: read.offset, next_line: read.nextLine, next_call_index: callIndex, unreadable, pending });
+      this.setCaptureState(r, row.id, unreadable, markerFlag);
+      pass.stats.rolloutsChanged.add(r.pk);
+      if (calls) {
+        this.aggregator.recompute(r.pk, pass.hasCaptureDir, calls);
+        pass.settled.add(r.pk);
+      } else pass.settled.delete(r.pk);
+    } finally {
+      closeSync(fd);
+    }
   }
 
-  async ingestRolloutsFile(runNo: number, file: string, kind: 'rollouts' | 'failures', hasCaptureDir: boolean, stats: IngestStats): Promise<void> {
+  private async ingestRolloutsFile(pass: Pass, file: string, kind: 'rollouts' | 'failures'): Promise<void> {
     const st = await fsp.lstat(file).catch(() => null);
     if (!st || !st.isFile()) return;
-    const row = this.fileRow(runNo, file, kind, null);
+    const row = this.fileRow(pass.runNo, file, kind, null);
     const mode = this.resumeFrom(row, st);
     if (mode === 'unchanged') return;
     if (mode === 'reread') {
-      const pks = this.db.prepare('SELECT pk FROM rollouts WHERE line_file = ?').all(row.id) as { pk: number }[];
+      const pks = this.stmt.rolloutsOfLineFile.all(row.id) as { pk: number }[];
       this.db.transaction(() => {
-        this.db.prepare('DELETE FROM calls WHERE file_id = ?').run(row.id);
-        this.db.prepare("DELETE FROM rollouts WHERE line_file = ? AND capture_file IS NULL").run(row.id);
-        this.db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL WHERE line_file = ?').run(row.id);
+        this.stmt.deleteCallsOfFile.run(row.id);
+        this.stmt.deleteLineRollouts.run(row.id);
+        this.stmt.unlinkLineFile.run(row.id);
         this.stmt.resetFile.run(row.id);
       })();
-      for (const p of pks) stats.rolloutsChanged.add(p.pk);
+      for (const p of pks) this.touch(pass, p.pk);
       Object.assign(row, { offset: 0, next_line: 1, pending: 0 });
     }
-    stats.filesRead++;
-    const handle = await fsp.open(file, 'r');
-    let { offset, next_line: nextLine } = row;
-    const lines: RolloutLine[] = [];
+    pass.stats.filesRead++;
+    let fd: number;
     try {
-      for await (const line of readLines(handle, { start: offset, startLine: nextLine, holdUnterminated: true })) {
-        stats.bytesRead += line.length + 1;
-        stats.linesRead++;
-        offset = line.offset + line.length + 1;
-        nextLine = line.lineNumber + 1;
-        const parsed = readRolloutLine(line.bytes, line.lineNumber, line.offset);
-        if (parsed) lines.push(parsed);
-        if (lines.length >= BATCH_LINES) this.storeRolloutLines(runNo, row.id, kind, hasCaptureDir, lines.splice(0), stats);
+      fd = openSync(file, 'r');
+    } catch {
+      return;
+    }
+    let offset = row.offset;
+    let nextLine = row.next_line;
+    try {
+      const size = fstatSync(fd).size;
+      const stats = pass.stats;
+      let slice = ROLLOUTS_SLICE_BYTES;
+      while (offset < size) {
+        const lines: RolloutLine[] = [];
+        const read = readLinesSync(fd, offset, Math.min(size, offset + slice), nextLine, (bytes, lineOffset, lineNo) => {
+          stats.bytesRead += bytes.length + 1;
+          stats.linesRead++;
+          const parsed = readRolloutLine(bytes, lineNo, lineOffset, pass.hasCaptureDir);
+          if (parsed) lines.push(parsed);
+        });
+        if (read.offset === offset) {
+          if (offset + slice >= size) break; // only an unterminated last line is left
+          slice *= 2; // a line longer than the slice
+          continue;
+        }
+        slice = ROLLOUTS_SLICE_BYTES;
+        this.db.transaction(() => this.storeRolloutLines(pass, row.id, kind, lines))();
+        offset = read.offset;
+        nextLine = read.nextLine;
+        if (offset < size) await yieldToLoop();
       }
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
-    this.storeRolloutLines(runNo, row.id, kind, hasCaptureDir, lines, stats);
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, offset, nextLine, 0, 0, Math.max(0, st.size - offset), row.id);
   }
 
-  private storeRolloutLines(runNo: number, fileId: number, kind: string, hasCaptureDir: boolean, lines: RolloutLine[], stats: IngestStats): void {
-    const upsert = this.db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
-      task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
-      attached_tokens_total = ?, attached_gaps = ?, source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`);
-    const insert = this.db.prepare("INSERT INTO rollouts (run_no, key, source) VALUES (?, ?, 'line')");
-    const taken = this.db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?');
-    this.db.transaction(() => {
-      for (const l of lines) {
-        let key = l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
-        let existing = taken.get(runNo, key) as { pk: number; line_file: number | null } | undefined;
-        if (existing && existing.line_file !== null && existing.line_file !== undefined) {
-          key = `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`; // the same id on two lines: keep both
-          existing = taken.get(runNo, key) as typeof existing;
-        }
-        const pk = existing ? existing.pk : Number(insert.run(runNo, key).lastInsertRowid);
-        upsert.run(
-          l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
-          l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search,
-          l.attachment?.calls.length ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? JSON.stringify(l.attachment.gaps) : null,
-          hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
-        );
-        if (!hasCaptureDir && l.attachment) {
-          this.db.prepare('DELETE FROM calls WHERE rollout_pk = ?').run(pk);
-          for (const call of l.attachment.calls) {
-            this.stmt.insertCall.run(...callValues(pk, runNo, fileId, l.offset, l.length, { record: call, request: null, response: null }));
-          }
-        }
-        stats.rolloutsChanged.add(pk);
+  private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: RolloutLine[]): void {
+    const { runNo, hasCaptureDir } = pass;
+    for (const l of lines) {
+      let key = l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
+      let existing = this.stmt.lineRolloutByKey.get(runNo, key) as { pk: number; line_file: number | null } | undefined;
+      if (existing && existing.line_file !== null && existing.line_file !== undefined) {
+        key = `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`; // the same id on two lines: keep both
+        existing = this.stmt.lineRolloutByKey.get(runNo, key) as typeof existing;
       }
-    })();
+      const pk = existing ? existing.pk : Number(this.stmt.insertLineRollout.run(runNo, key).lastInsertRowid);
+      this.stmt.upsertLine.run(
+        l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
+        l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search,
+        l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? JSON.stringify(l.attachment.gaps) : null,
+        hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
+      );
+      if (!hasCaptureDir && l.attachment) {
+        this.stmt.deleteCallsOfRollout.run(pk);
+        for (const call of l.attachment.records) {
+          this.stmt.insertCall.run(callValues(pk, fileId, l.offset, l.length, { record: call, request: null, response: null }));
+        }
+      }
+      this.touch(pass, pk);
+    }
+  }
+}
+
+function isPresent(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -308,9 +414,9 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
+/** The `insertCall` parameters of one call (request/response offsets relative to the line's start). */
 function callValues(
   pk: number,
-  runNo: number,
   fileId: number,
   lineOffset: number,
   lineLength: number,
@@ -320,9 +426,9 @@ function callValues(
   const ref = r.model_ref as { name?: unknown } | null;
   const toolCalls = Array.isArray(r.tool_calls) ? r.tool_calls.length : 0;
   return [
-    pk, num(r.call_index), runNo, str(r.model_call_id), str(r.response_id), fileId, lineOffset, lineLength,
-    call.request ? lineOffset + call.request.start : null, call.request ? call.request.end - call.request.start : null,
-    call.response ? lineOffset + call.response.start : null, call.response ? call.response.end - call.response.start : null,
+    pk, num(r.call_index), str(r.model_call_id), fileId, lineOffset, lineLength,
+    call.request ? call.request.start : null, call.request ? call.request.end - call.request.start : null,
+    call.response ? call.response.start : null, call.response ? call.response.end - call.response.start : null,
     ref && typeof ref.name === 'string' ? ref.name : null, str(r.model), str(r.dialect), num(r.status_code), str(r.response_status),
     str(r.finish_reason), str(r.error_category), num(r.started_at), num(r.completed_at), num(r.tokens_in), num(r.tokens_out),
     num(r.tokens_reasoning), num(r.tokens_total), num(r.cached_tokens), num(r.cache_creation_tokens),
@@ -330,3 +436,12 @@ function callValues(
   ];
 }
 
+/** The aggregate inputs of a call, from its `callValues`. */
+function aggOf(v: unknown[]): CallAgg {
+  return {
+    model_server: v[10] as string | null, dialect: v[12] as string | null, error_category: v[16] as string | null,
+    started_at: v[17] as number | null, completed_at: v[18] as number | null, tokens_in: v[19] as number | null,
+    tokens_out: v[20] as number | null, tokens_reasoning: v[21] as number | null, tokens_total: v[22] as number | null,
+    cached_tokens: v[23] as number | null, latency_ms: v[26] as number | null, ttft_ms: v[27] as number | null,
+  };
+}

@@ -76,8 +76,14 @@ function sortExpression(sort: SortKey): string {
   return sort === 'rollout' ? 'key' : `IFNULL(${SORT_COLUMNS[sort]}, -1e308)`;
 }
 
-function filterSql(f: RolloutFilters, params: unknown[]): string {
+/**
+ * The WHERE terms of the filters. `forPage`: every column term is written `+col` so that SQLite walks the sort
+ * key's index (keyset order) and checks the filters on the rows it meets, instead of gathering every match
+ * through the filter index and sorting them; the count uses the narrow covering index `rollouts_filter`.
+ */
+function filterSql(f: RolloutFilters, params: unknown[], forPage: boolean): string {
   const where: string[] = [];
+  const col = (name: string) => (forPage ? `+${name}` : name);
   const tag = (column: string, value: string) => {
     where.push(`instr(IFNULL(${column}, ''), ?) > 0`);
     params.push(`|${value}|`);
@@ -94,19 +100,19 @@ function filterSql(f: RolloutFilters, params: unknown[]): string {
     params.push(`"code":"${f.gap}"`);
   }
   if (f.attempt !== undefined) {
-    where.push('IFNULL(attempt, 0) = ?');
+    where.push(`IFNULL(${col('attempt')}, 0) = ?`);
     params.push(f.attempt);
   }
   if (f.reward_min !== undefined) {
-    where.push('reward >= ?');
+    where.push(`${col('reward')} >= ?`);
     params.push(f.reward_min);
   }
   if (f.reward_max !== undefined) {
-    where.push('reward <= ?');
+    where.push(`${col('reward')} <= ?`);
     params.push(f.reward_max);
   }
-  if (f.has_errors !== undefined) where.push(f.has_errors ? 'errors > 0' : 'errors = 0');
-  if (f.failed !== undefined) where.push(f.failed ? 'failure_class IS NOT NULL' : 'failure_class IS NULL');
+  if (f.has_errors !== undefined) where.push(f.has_errors ? `${col('errors')} > 0` : `${col('errors')} = 0`);
+  if (f.failed !== undefined) where.push(f.failed ? `${col('failure_class')} IS NOT NULL` : `${col('failure_class')} IS NULL`);
   return where.length ? ' AND ' + where.join(' AND ') : '';
 }
 
@@ -135,15 +141,18 @@ export interface RolloutPage {
 export function listRollouts(db: Database.Database, runNo: number, query: RolloutPageQuery): RolloutPage {
   const e = sortExpression(query.sort);
   const dir = query.order === 'desc' ? 'DESC' : 'ASC';
-  const filterParams: unknown[] = [];
-  const filters = filterSql(query, filterParams);
-  const total = (db.prepare(`SELECT count(*) AS n FROM rollouts WHERE run_no = ?${filters}`).get(runNo, ...filterParams) as { n: number }).n;
-  const params: unknown[] = [runNo, ...filterParams];
+  const countParams: unknown[] = [];
+  const countFilters = filterSql(query, countParams, false);
+  const total = (db.prepare(`SELECT count(*) AS n FROM rollouts WHERE run_no = ?${countFilters}`).get(runNo, ...countParams) as { n: number }).n;
+  const params: unknown[] = [runNo];
+  const filters = filterSql(query, params, true);
   let keyset = '';
   if (query.cursor) {
     const [value, pk] = decodeCursor(query.cursor, query.sort);
-    keyset = ` AND (${e}, pk) ${dir === 'DESC' ? '<' : '>'} (?, ?)`;
-    params.push(value, pk);
+    // (e, pk) beyond the cursor, spelled so that the bound on e is a range on the sort key's index.
+    const [le, lt] = dir === 'DESC' ? ['<=', '<'] : ['>=', '>'];
+    keyset = ` AND ${e} ${le} ? AND (${e} ${lt} ? OR pk ${lt} ?)`;
+    params.push(value, value, pk);
   }
   const rows = db
     .prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE run_no = ?${filters}${keyset} ORDER BY ${e} ${dir}, pk ${dir} LIMIT ?`)

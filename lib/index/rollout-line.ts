@@ -1,7 +1,7 @@
 // The fields of one rollout line that the views need (§8.2, §8.3), read without materializing the big
 // values: the request params, the final response (only its usage and ids) and the trajectory are skipped.
 import { rolloutIdOfLine } from '../capture/ids';
-import { isJsonObject, numericValue, parsePython, scanStrict, type JsonObject, type JsonValue } from '../capture/json';
+import { countArrayObjects, isJsonObject, numericValue, parsePython, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
 import { stripAscii } from '../capture/store';
 
 const SHALLOW = {
@@ -11,10 +11,17 @@ const SHALLOW = {
   ng_agent_observations: [],
 } as const;
 
+// With a capture dir the attached calls are only counted (the capture files are the calls): skipped, not built.
+const SHALLOW_COUNTING = { ...SHALLOW, ng_model_call_capture: ['metrics', 'gaps'] } as const;
+const ATTACHED_CALLS = 'ng_model_call_capture.calls';
+
 const TASK_FIELDS = ['task_id', 'instance_id', 'problem_id', 'question', 'expected_answer', 'extracted_answer'];
 
 export interface RolloutAttachment {
-  calls: JsonObject[];
+  /** The number of calls (objects) in the attachment. */
+  calls: number;
+  /** The calls themselves; empty when they were only counted. */
+  records: JsonObject[];
   tokensTotal: number | null;
   gaps: JsonValue[];
 }
@@ -38,15 +45,19 @@ export interface RolloutLine {
 
 const int = (v: JsonValue | undefined): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
 
-function parseLine(bytes: Buffer): JsonValue {
+function parseLine(bytes: Buffer, countCalls: boolean): { value: JsonValue; attachedCalls: number | null } {
+  let scanned: ScanResult;
   try {
-    return scanStrict(bytes, SHALLOW, 'python').value;
+    scanned = scanStrict(bytes, countCalls ? SHALLOW_COUNTING : SHALLOW, 'python');
   } catch {
-    return parsePython(bytes); // e.g. a BOM or UTF-16 line: Python's json.loads still reads it
+    return { value: parsePython(bytes), attachedCalls: null }; // e.g. a BOM or UTF-16 line: Python's json.loads still reads it
   }
+  const span = scanned.spans[ATTACHED_CALLS];
+  return { value: scanned.value, attachedCalls: span ? countArrayObjects(bytes.subarray(span.start, span.end), 'python') : null };
 }
 
-export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number): RolloutLine | null {
+/** `countCalls`: the attached calls are counted, not built (a capture dir supplies the calls). */
+export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, countCalls = false): RolloutLine | null {
   const stripped = stripAscii(bytes);
   if (stripped.length === 0) return null;
   const base: RolloutLine = {
@@ -54,8 +65,9 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number): 
     attempt: null, failureClass: null, agent: null, task: null, search: `line ${lineNo}`, attachment: null,
   };
   let row: JsonValue;
+  let attachedCalls: number | null;
   try {
-    row = parseLine(stripped);
+    ({ value: row, attachedCalls } = parseLine(stripped, countCalls));
   } catch (err) {
     return { ...base, problem: `not JSON: ${(err as Error).message}` };
   }
@@ -73,8 +85,10 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number): 
   let attachment: RolloutAttachment | null = null;
   if (isJsonObject(capture)) {
     const metrics = isJsonObject(capture.metrics) ? capture.metrics : {};
+    const records = Array.isArray(capture.calls) ? capture.calls.filter(isJsonObject) : [];
     attachment = {
-      calls: Array.isArray(capture.calls) ? capture.calls.filter(isJsonObject) : [],
+      calls: attachedCalls ?? records.length,
+      records,
       tokensTotal: numericValue(metrics.tokens_total),
       gaps: Array.isArray(capture.gaps) ? capture.gaps : [],
     };

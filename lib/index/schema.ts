@@ -1,11 +1,13 @@
 // The SQLite schema of the index. Per call: the metadata columns views sort and filter on and the byte spans
 // of the line and of its request and response values (payloads stay on disk). Per rollout: its aggregates,
 // reward, indices, attempt, failure class and gaps. Per file: identity and how far it has been read.
+// Call rows are kept narrow (I4): no run number (the rollout has it), request/response offsets relative to the
+// line's start, no secondary index (a call by id is found among its rollout's rows).
 // Sort keys use IFNULL(col, -1e308) so that null (unknown) sorts below every value in both directions and one
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const SORT_COLUMNS = {
   tokens_in: 'tokens_in',
@@ -68,12 +70,14 @@ CREATE TABLE IF NOT EXISTS rollouts (
   mismatch INTEGER NOT NULL DEFAULT 0,
   UNIQUE (run_no, key)
 );
-CREATE INDEX IF NOT EXISTS rollouts_by_id ON rollouts (run_no, rollout_id);
+CREATE INDEX IF NOT EXISTS rollouts_by_task ON rollouts (run_no, task_index, rollout_index);
+-- Covers every list filter but text search, so that a filtered count reads this narrow index, not the table.
+CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, model_servers, dialects,
+  error_categories, gaps);
 CREATE TABLE IF NOT EXISTS calls (
   rollout_pk INTEGER NOT NULL,
   call_index INTEGER NOT NULL,
-  run_no INTEGER NOT NULL,
-  model_call_id TEXT, response_id TEXT,
+  model_call_id TEXT,
   file_id INTEGER, line_offset INTEGER, line_length INTEGER,
   req_off INTEGER, req_len INTEGER, resp_off INTEGER, resp_len INTEGER,
   model_server TEXT, model TEXT, dialect TEXT,
@@ -84,12 +88,12 @@ CREATE TABLE IF NOT EXISTS calls (
   latency_ms REAL, ttft_ms REAL, tool_calls INTEGER,
   PRIMARY KEY (rollout_pk, call_index)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS calls_by_id ON calls (rollout_pk, model_call_id);
+CREATE TABLE IF NOT EXISTS run_stats (run_no INTEGER PRIMARY KEY, stats TEXT NOT NULL);
 `;
 
 export function migrate(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma('synchronous = OFF'); // derived data: an OS crash costs a rebuild at worst, never a capture line
   db.pragma('foreign_keys = OFF');
   const version = (() => {
     try {

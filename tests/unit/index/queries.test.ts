@@ -1,0 +1,88 @@
+// Filtered keyset pages and the compare figures kept across processes: what the list and compare views rely on.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallscopeIndex } from '../../../lib/index/index';
+import type { RolloutFilters } from '../../../lib/index/queries';
+import { line, makeExchange } from '../../support/exchange';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+let tmp: string;
+let demo: string;
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-queries-'));
+  demo = path.join(tmp, 'demo');
+  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', demo], { cwd: ROOT, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+});
+afterAll(async () => {
+  await fsp.rm(tmp, { recursive: true, force: true });
+});
+
+async function openIndex(dir: string) {
+  const index = await CallscopeIndex.open([{ path: demo }], dir);
+  await index.refresh();
+  return index;
+}
+
+describe('filtered pages', () => {
+  it('every filter pages in sort order without duplicates or holes, and its total counts the matches', async () => {
+    const index = await openIndex(path.join(tmp, 'idx-pages'));
+    const run = index.listRuns().find((r) => r.id === 'workplace-assistant')!;
+    const all = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 10_000 })!.rollouts;
+    const server = all.find((r) => r.model_servers)!.model_servers!.split('|').filter(Boolean)[0];
+    const rewards = all.map((r) => r.reward).filter((r): r is number => r !== null).sort((a, b) => a - b);
+    const filters: [RolloutFilters, (r: (typeof all)[number]) => boolean][] = [
+      [{ has_errors: true }, (r) => r.errors > 0],
+      [{ has_errors: false }, (r) => r.errors === 0],
+      [{ model_server: server }, (r) => (r.model_servers ?? '').includes(`|${server}|`)],
+      [{ reward_min: rewards[rewards.length >> 1] }, (r) => r.reward !== null && r.reward >= rewards[rewards.length >> 1]],
+      [{ attempt: 0 }, (r) => (r.attempt ?? 0) === 0],
+    ];
+    for (const [filter, matches] of filters) {
+      const expected = all.filter(matches);
+      expect(expected.length).toBeGreaterThan(0);
+      for (const sort of ['tokens_total', 'started_at', 'rollout'] as const) {
+        for (const order of ['asc', 'desc'] as const) {
+          const seen: typeof all = [];
+          let cursor: string | undefined;
+          do {
+            const page = index.listRollouts(run.id, { sort, order, limit: 3, cursor, ...filter })!;
+            expect(page.total).toBe(expected.length);
+            seen.push(...page.rollouts);
+            cursor = page.next_cursor ?? undefined;
+          } while (cursor);
+          expect(seen.map((r) => r.key).sort()).toEqual(expected.map((r) => r.key).sort());
+          const values = seen.map((r) => (sort === 'rollout' ? r.key : (r[sort] ?? -Infinity)));
+          const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          expect(values).toEqual(order === 'asc' ? sorted : sorted.reverse());
+        }
+      }
+    }
+    index.close();
+  });
+});
+
+describe('compare figures', () => {
+  it('are the same from a fresh process over an unchanged index, and follow a change to the run', async () => {
+    const dir = path.join(tmp, 'idx-compare');
+    const first = await openIndex(dir);
+    const before = first.compare(['workplace-assistant']);
+    first.close();
+    const second = await openIndex(dir);
+    expect(second.compare(['workplace-assistant'])).toEqual(before);
+    const captures = second.listRuns().find((r) => r.id === 'workplace-assistant')!.capture_dir!;
+    const file = path.join(captures, (await fsp.readdir(captures)).find((n) => n.endsWith('.capture.jsonl'))!);
+    appendFileSync(file, line(makeExchange({ model_call_id: 'extra' })));
+    await second.refreshPaths(new Set([file]));
+    const after = second.compare(['workplace-assistant'])!;
+    expect(after.runs[0].totals.calls).toBe(before!.runs[0].totals.calls + 1);
+    second.close();
+    const third = await openIndex(dir);
+    expect(third.compare(['workplace-assistant'])).toEqual(after);
+    third.close();
+  });
+});
