@@ -31,7 +31,7 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
   const rows = useMemo(() => flattenTree(value, { basePointer, defaultDepth: depth, toggled, expandedStrings: strings }), [value, basePointer, depth, toggled, strings]);
   const deferredQuery = useDeferredValue(query);
   const found = useMemo(() => searchTree(value, deferredQuery, basePointer), [value, deferredQuery, basePointer]);
-  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => 21, overscan: 24 });
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => 21, overscan: 10 });
 
   const reveal = (pointer: string, openString = false) => {
     const next = revealPointer(value, pointer, toggled, options);
