@@ -18,7 +18,7 @@
 //   npm run bench:ui
 //   npm run bench:ui -- --quick                   # small sizes, 2 repetitions: checks the script in ~2 min
 //   flags: --corpus DIR (large corpus for U2) --reps N --out FILE
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import os from 'node:os';
@@ -28,7 +28,7 @@ import type { Browser, Page } from 'playwright-core';
 import { buildExchange, type ObservedCall } from '../lib/capture/exchange';
 import { serializeExchange } from '../lib/capture/store';
 import { launchBrowser, openPage, problems, CLEAN } from '../tests/support/browser';
-import { ROOT } from '../tests/support/server';
+import { ROOT, startServe } from '../tests/support/server';
 
 const { values: args } = parseArgs({
   options: {
@@ -87,49 +87,8 @@ async function serve(paths: string[], indexDir: string): Promise<Server> {
 
 async function serveOnce(paths: string[], indexDir: string, timeoutMs = 30 * 60_000): Promise<Server> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['bin/callscope.js', 'serve', '--port', '0', ...paths, '--index-dir', indexDir], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        resolve();
-      }
-    });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      void stop();
-      reject(new Error(`serve did not start:\n${log}`));
-    }, timeoutMs);
-    const onData = (d: Buffer) => {
-      log += d.toString();
-      const m = /serving .* on (http:\/\/\S+)/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${log}`)));
-  });
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await fetch(`${url}/api/runs`).catch(() => null);
-    if (res?.ok) {
-      const { runs } = (await res.json()) as { runs: { progress: { state: string } }[] };
-      if (runs.length && runs.every((r) => r.progress.state === 'ready')) break;
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error('indexing did not finish in time');
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, stop, startMs: performance.now() - t0 };
+  const served = await startServe([...paths, '--index-dir', indexDir], timeoutMs, timeoutMs);
+  return { url: served.url, stop: served.stop, startMs: performance.now() - t0 };
 }
 
 /**

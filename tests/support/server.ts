@@ -27,7 +27,8 @@ async function waitUntilIndexed(url: string, args: string[], timeoutMs = 120_000
   throw new Error('the index did not finish its first pass in time');
 }
 
-export function startServe(args: string[], timeoutMs = 300_000): Promise<Served> {
+/** `timeoutMs` bounds the start (incl. a dashboard build); `indexTimeoutMs` the first ingest after it. */
+export function startServe(args: string[], timeoutMs = 300_000, indexTimeoutMs = 120_000): Promise<Served> {
   const child = spawn(process.execPath, ['bin/callscope.js', 'serve', '--port', '0', ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const stop = () =>
@@ -52,7 +53,7 @@ export function startServe(args: string[], timeoutMs = 300_000): Promise<Served>
         clearTimeout(timer);
         child.stdout!.off('data', onData);
         child.stderr!.off('data', onData);
-        void waitUntilIndexed(m[1], args).then(
+        void waitUntilIndexed(m[1], args, indexTimeoutMs).then(
           () => resolve({ url: m[1], child, output: () => log, stop }),
           (err) => {
             void stop();
