@@ -77,9 +77,9 @@ function sortExpression(sort: SortKey): string {
 }
 
 /**
- * The WHERE terms of the filters. `forPage`: every column term is written `+col` so that SQLite walks the sort
- * key's index (keyset order) and checks the filters on the rows it meets, instead of gathering every match
- * through the filter index and sorting them; the count uses the narrow covering index `rollouts_filter`.
+ * The WHERE terms of the filters. `forPage`: every column term is written `+col` so that SQLite checks them on
+ * the rows a walk of the sort key's index meets rather than choosing another index; otherwise (the count, the
+ * `matches` plan) they are ranges on the narrow covering index `rollouts_filter`.
  */
 function filterSql(f: RolloutFilters, params: unknown[], forPage: boolean): string {
   const where: string[] = [];
@@ -138,25 +138,99 @@ export interface RolloutPage {
   next_cursor: string | null;
 }
 
-export function listRollouts(db: Database.Database, runNo: number, query: RolloutPageQuery): RolloutPage {
+/**
+ * How a filtered page is read. `walk`: the sort key's index in keyset order, checking the filters on the rows
+ * it meets, at most `WALK_SPAN` index entries; cheap when matches are dense along the sort order. `matches`:
+ * every match after the cursor, read through the narrow filter index (`rollouts_filter`), then the first
+ * `limit + 1` of them by sort key; its cost follows the number of matches, not their place in the order.
+ * `auto` (the default) reads few matches directly and otherwise walks, falling back to `matches` when the walk
+ * ends before it found a full page (rare matches, or matches far along the order).
+ */
+export type PagePlan = 'auto' | 'walk' | 'matches';
+
+/** Matches at most this many: read them through the filter index and sort them. */
+export const MATCHES_MAX = 3000;
+/** Index entries a walk reads before it gives up on finding a full page. */
+export const WALK_SPAN = 4000;
+
+function hasFilters(f: RolloutFilters): boolean {
+  return (
+    !!f.q ||
+    !!f.model_server ||
+    !!f.dialect ||
+    !!f.error_category ||
+    !!f.gap ||
+    f.attempt !== undefined ||
+    f.reward_min !== undefined ||
+    f.reward_max !== undefined ||
+    f.has_errors !== undefined ||
+    f.failed !== undefined
+  );
+}
+
+function sortIndex(sort: SortKey): string {
+  return sort === 'rollout' ? 'rollouts_sort_key' : `rollouts_sort_${SORT_COLUMNS[sort]}`;
+}
+
+type PageRow = RolloutRow & { sort_value: number | string };
+
+export interface PageOptions {
+  plan?: PagePlan;
+  matchesMax?: number;
+  walkSpan?: number;
+}
+
+export function listRollouts(db: Database.Database, runNo: number, query: RolloutPageQuery, options: PageOptions = {}): RolloutPage {
+  const { plan = 'auto', matchesMax = MATCHES_MAX, walkSpan = WALK_SPAN } = options;
   const e = sortExpression(query.sort);
   const dir = query.order === 'desc' ? 'DESC' : 'ASC';
   const countParams: unknown[] = [];
   const countFilters = filterSql(query, countParams, false);
   const total = (db.prepare(`SELECT count(*) AS n FROM rollouts WHERE run_no = ?${countFilters}`).get(runNo, ...countParams) as { n: number }).n;
-  const params: unknown[] = [runNo];
-  const filters = filterSql(query, params, true);
   let keyset = '';
+  const keyParams: unknown[] = [];
   if (query.cursor) {
     const [value, pk] = decodeCursor(query.cursor, query.sort);
     // (e, pk) beyond the cursor, spelled so that the bound on e is a range on the sort key's index.
     const [le, lt] = dir === 'DESC' ? ['<=', '<'] : ['>=', '>'];
     keyset = ` AND ${e} ${le} ? AND (${e} ${lt} ? OR pk ${lt} ?)`;
-    params.push(value, value, pk);
+    keyParams.push(value, value, pk);
   }
-  const rows = db
-    .prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE run_no = ?${filters}${keyset} ORDER BY ${e} ${dir}, pk ${dir} LIMIT ?`)
-    .all(...params, query.limit + 1) as (RolloutRow & { sort_value: number | string })[];
+  const order = `ORDER BY ${e} ${dir}, pk ${dir}`;
+  const want = query.limit + 1;
+  const filtered = hasFilters(query);
+  let rows: PageRow[] | null = null;
+  if (total === 0) rows = [];
+  else if (!filtered) {
+    rows = db
+      .prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE run_no = ?${keyset} ${order} LIMIT ?`)
+      .all(runNo, ...keyParams, want) as PageRow[];
+  } else {
+    const direct = plan === 'matches' || (plan === 'auto' && total <= matchesMax);
+    if (!direct) {
+      // The next WALK_SPAN entries of the sort index (covering: no table read), then the filters on their rows.
+      const params: unknown[] = [runNo, ...keyParams, plan === 'walk' ? -1 : walkSpan];
+      const filters = filterSql(query, params, true);
+      const walked = db
+        .prepare(
+          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE pk IN (SELECT pk FROM rollouts INDEXED BY ${sortIndex(query.sort)}
+            WHERE run_no = ?${keyset} ${order} LIMIT ?)${filters} ${order} LIMIT ?`,
+        )
+        .all(...params, want) as PageRow[];
+      if (walked.length === want || plan === 'walk') rows = walked;
+    }
+    if (!rows) {
+      const params: unknown[] = [runNo];
+      const filters = filterSql(query, params, false);
+      params.push(...keyParams, want);
+      rows = db
+        .prepare(
+          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE pk IN (SELECT pk FROM rollouts INDEXED BY rollouts_filter
+            WHERE run_no = ?${filters})${keyset} ${order} LIMIT ?`,
+        )
+        .all(...params) as PageRow[];
+    }
+  }
   const more = rows.length > query.limit;
   const page = more ? rows.slice(0, query.limit) : rows;
   const last = page.at(-1);

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
-import type { RolloutFilters } from '../../../lib/index/queries';
+import { listRollouts, type PageOptions, type RolloutFilters } from '../../../lib/index/queries';
+import { SORT_COLUMNS, type SortKey } from '../../../lib/index/schema';
 import { line, makeExchange } from '../../support/exchange';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -64,6 +65,71 @@ describe('filtered pages', () => {
     }
     index.close();
   });
+});
+
+describe('page plans', () => {
+  it('every filter x sort key x order x plan pages exactly like a brute-force sort of the matching rows', async () => {
+    const index = await openIndex(path.join(tmp, 'idx-plans'));
+    {
+      const run = index.listRuns().find((r) => r.id === 'workplace-assistant')!;
+      const runNo = index.runSource(run.id)!.no;
+      const all = listRollouts(index.db, runNo, { sort: 'rollout', order: 'asc', limit: 100_000 }).rollouts;
+      expect(all.length).toBeGreaterThan(20);
+      const server = all.find((r) => r.model_servers)?.model_servers?.split('|').filter(Boolean)[0];
+      const rewards = all.map((r) => r.reward).filter((r): r is number => r !== null).sort((a, b) => a - b);
+      const filters: [RolloutFilters, (r: (typeof all)[number]) => boolean][] = [
+        [{}, () => true],
+        [{ has_errors: true }, (r) => r.errors > 0],
+        [{ has_errors: false }, (r) => r.errors === 0],
+        [{ failed: true }, (r) => r.failure_class !== null],
+        [{ failed: false }, (r) => r.failure_class === null],
+        [{ attempt: 0 }, (r) => (r.attempt ?? 0) === 0],
+        [{ has_errors: false, attempt: 0 }, (r) => r.errors === 0 && (r.attempt ?? 0) === 0],
+      ];
+      if (server) filters.push([{ model_server: server }, (r) => (r.model_servers ?? '').includes(`|${server}|`)]);
+      if (rewards.length) {
+        const mid = rewards[rewards.length >> 1];
+        filters.push([{ reward_min: mid }, (r) => r.reward !== null && r.reward >= mid]);
+        filters.push([{ reward_max: mid, has_errors: false }, (r) => r.reward !== null && r.reward <= mid && r.errors === 0]);
+      }
+      const plans: PageOptions[] = [
+        { plan: 'auto' },
+        { plan: 'walk' },
+        { plan: 'matches' },
+        { plan: 'auto', matchesMax: 0, walkSpan: 4 }, // walks a little, then falls back
+      ];
+      for (const [filter, matches] of filters) {
+        for (const sort of ['rollout', ...Object.keys(SORT_COLUMNS)] as SortKey[]) {
+          const value = (r: (typeof all)[number]) =>
+            sort === 'rollout' ? r.key : (r[SORT_COLUMNS[sort as Exclude<SortKey, 'rollout'>]] as number | null) ?? -1e308;
+          for (const order of ['asc', 'desc'] as const) {
+            const sign = order === 'asc' ? 1 : -1;
+            const expected = all
+              .filter(matches)
+              .sort((a, b) => {
+                const va = value(a);
+                const vb = value(b);
+                return sign * (va < vb ? -1 : va > vb ? 1 : a.pk - b.pk);
+              })
+              .map((r) => r.pk);
+            for (const options of plans) {
+              const seen: number[] = [];
+              let cursor: string | undefined;
+              do {
+                const page = listRollouts(index.db, runNo, { sort, order, limit: 7, cursor, ...filter }, options);
+                expect(page.total).toBe(expected.length);
+                expect(page.rollouts.length).toBeLessThanOrEqual(7);
+                seen.push(...page.rollouts.map((r) => r.pk));
+                cursor = page.next_cursor ?? undefined;
+              } while (cursor);
+              expect(seen, `${run.id} ${JSON.stringify(filter)} ${sort} ${order} ${JSON.stringify(options)}`).toEqual(expected);
+            }
+          }
+        }
+      }
+    }
+    index.close();
+  }, 180_000);
 });
 
 describe('compare figures', () => {
