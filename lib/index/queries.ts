@@ -208,27 +208,46 @@ export function listRollouts(db: Database.Database, runNo: number, query: Rollou
   } else {
     const direct = plan === 'matches' || (plan === 'auto' && total <= matchesMax);
     if (!direct) {
-      // The next WALK_SPAN entries of the sort index (covering: no table read), then the filters on their rows.
-      const params: unknown[] = [runNo, ...keyParams, plan === 'walk' ? -1 : walkSpan];
+      // Bound the walk at the walkSpan-th entry after the cursor (found on the covering sort index, no table
+      // read), then walk in keyset order checking the filters on the rows, stopping at a full page.
+      let bound = '';
+      const boundParams: unknown[] = [];
+      if (plan !== 'walk') {
+        const edge = db
+          .prepare(`SELECT ${e} AS v, pk FROM rollouts INDEXED BY ${sortIndex(query.sort)} WHERE run_no = ?${keyset} ${order} LIMIT 1 OFFSET ?`)
+          .get(runNo, ...keyParams, walkSpan - 1) as { v: number | string; pk: number } | undefined;
+        if (edge) {
+          const [ge, gt] = dir === 'DESC' ? ['>=', '>'] : ['<=', '<'];
+          bound = ` AND ${e} ${ge} ? AND (${e} ${gt} ? OR pk ${ge} ?)`;
+          boundParams.push(edge.v, edge.v, edge.pk);
+        }
+      }
+      const params: unknown[] = [runNo];
       const filters = filterSql(query, params, true);
+      params.push(...keyParams, ...boundParams, want);
       const walked = db
         .prepare(
-          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE pk IN (SELECT pk FROM rollouts INDEXED BY ${sortIndex(query.sort)}
-            WHERE run_no = ?${keyset} ${order} LIMIT ?)${filters} ${order} LIMIT ?`,
+          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts INDEXED BY ${sortIndex(query.sort)} WHERE run_no = ?${filters}${keyset}${bound} ${order} LIMIT ?`,
         )
-        .all(...params, want) as PageRow[];
-      if (walked.length === want || plan === 'walk') rows = walked;
+        .all(...params) as PageRow[];
+      if (walked.length === want || !bound) rows = walked;
     }
     if (!rows) {
+      // Every match after the cursor with its sort value, from rollouts_filter (covering but for text search and
+      // the rollout key), the first `want` by sort key, then their rows.
       const params: unknown[] = [runNo];
       const filters = filterSql(query, params, false);
       params.push(...keyParams, want);
-      rows = db
-        .prepare(
-          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE pk IN (SELECT pk FROM rollouts INDEXED BY rollouts_filter
-            WHERE run_no = ?${filters})${keyset} ${order} LIMIT ?`,
-        )
-        .all(...params) as PageRow[];
+      const ids = db
+        .prepare(`SELECT pk FROM rollouts INDEXED BY rollouts_filter WHERE run_no = ?${filters}${keyset} ${order} LIMIT ?`)
+        .pluck()
+        .all(...params) as number[];
+      const byPk = new Map(
+        (ids.length ? (db.prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE pk IN (${ids.join(',')})`).all() as PageRow[]) : []).map(
+          (r) => [r.pk, r],
+        ),
+      );
+      rows = ids.map((pk) => byPk.get(pk)!);
     }
   }
   const more = rows.length > query.limit;
