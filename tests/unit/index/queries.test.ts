@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
+import { kthOfSorted, percentilesOfSorted, quantiles } from '../../../lib/index/compare';
 import { listRollouts, type PageOptions, type RolloutFilters } from '../../../lib/index/queries';
 import { SORT_COLUMNS, type SortKey } from '../../../lib/index/schema';
 import { line, makeExchange } from '../../support/exchange';
@@ -150,5 +151,47 @@ describe('compare figures', () => {
     const third = await openIndex(dir);
     expect(third.compare(['workplace-assistant'])).toEqual(after);
     third.close();
+  });
+
+  it('a change to one run recomputes only its changed batches, equals a recompute from scratch, and keeps other runs\' figures', async () => {
+    const dir = path.join(tmp, 'idx-compare-runs');
+    const index = await openIndex(dir);
+    const ids = index.listRuns().filter((r) => r.capture_dir).map((r) => r.id);
+    expect(ids.length).toBeGreaterThan(1);
+    const [changed, other] = ids;
+    const before = index.compare(ids)!;
+    const otherNo = index.runSource(other)!.no;
+    const stored = () => index.db.prepare('SELECT stats FROM run_stats WHERE run_no = ?').pluck().get(otherNo);
+    const otherStats = stored();
+    expect(otherStats).toBeTruthy();
+    const captures = index.runSource(changed)!.captureDir!;
+    const file = path.join(captures, (await fsp.readdir(captures)).find((n) => n.endsWith('.capture.jsonl'))!);
+    appendFileSync(file, line(makeExchange({ model_call_id: 'extra-2', latency_ms: 123456 })));
+    await index.refreshPaths(new Set([file]));
+    expect(stored()).toBe(otherStats);
+    const after = index.compare(ids)!;
+    expect(after.runs[1]).toEqual(before.runs[1]);
+    expect(after.runs[0].totals.calls).toBe(before.runs[0].totals.calls + 1);
+    index.close();
+    // From scratch: a fresh index over the same files.
+    const fresh = await openIndex(path.join(tmp, 'idx-compare-runs-fresh'));
+    expect(fresh.compare(ids)).toEqual(after);
+    fresh.close();
+  });
+});
+
+describe('order statistics over sorted batches', () => {
+  it('equal nearest-rank quantiles of the concatenation', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let trial = 0; trial < 200; trial++) {
+      const arrays = Array.from({ length: 1 + Math.floor(rand() * 6) }, () =>
+        Float64Array.from({ length: Math.floor(rand() * 8) }, () => Math.floor(rand() * 10) / (rand() < 0.5 ? 1 : 3)).sort(),
+      );
+      const all = arrays.flatMap((a) => Array.from(a)).sort((a, b) => a - b);
+      for (let k = 0; k < all.length; k++) expect(kthOfSorted(arrays, k)).toBe(all[k]);
+      const qs = [0, 0.01, 0.5, 0.9, 0.99, 1];
+      expect(percentilesOfSorted(arrays, qs)).toEqual(quantiles(all, qs));
+    }
   });
 });
