@@ -268,8 +268,16 @@ function mergeBatches(batches: CallBatch[]): RunCallStats {
   };
 }
 
-function sortedColumn(db: Database.Database, runNo: number, column: string): number[] {
-  return db.prepare(`SELECT ${column} FROM rollouts WHERE run_no = ? AND ${column} IS NOT NULL ORDER BY IFNULL(${column}, -1e308)`).pluck().all(runNo) as number[];
+/** The rollouts' token totals and rewards, each sorted: one pass over the covering index rollouts_filter. */
+function sortedColumns(db: Database.Database, runNo: number) {
+  const names = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'reward'] as const;
+  const values: number[][] = names.map(() => []);
+  for (const row of db.prepare(`SELECT ${names.join(', ')} FROM rollouts INDEXED BY rollouts_filter WHERE run_no = ?`).raw().iterate(runNo)) {
+    const r = row as (number | null)[];
+    for (let i = 0; i < names.length; i++) if (r[i] !== null) values[i].push(r[i]!);
+  }
+  const sorted = values.map((v) => Array.from(Float64Array.from(v).sort()));
+  return Object.fromEntries(names.map((n, i) => [n, sorted[i]])) as Record<(typeof names)[number], number[]>;
 }
 
 function computeFigures(db: Database.Database, runNo: number, calls: RunCallStats): RunFigures {
@@ -283,16 +291,17 @@ function computeFigures(db: Database.Database, runNo: number, calls: RunCallStat
        WHERE run_no = ? AND task_index IS NOT NULL GROUP BY task_index`,
     )
     .all(runNo) as TaskMeans[];
+  const sorted = sortedColumns(db, runNo);
   return {
     comparison: {
       totals: runTotals(db, runNo),
       rollout_tokens: {
-        tokens_in: distribution(sortedColumn(db, runNo, 'tokens_in')),
-        tokens_out: distribution(sortedColumn(db, runNo, 'tokens_out')),
-        tokens_reasoning: distribution(sortedColumn(db, runNo, 'tokens_reasoning')),
-        tokens_total: distribution(sortedColumn(db, runNo, 'tokens_total')),
+        tokens_in: distribution(sorted.tokens_in),
+        tokens_out: distribution(sorted.tokens_out),
+        tokens_reasoning: distribution(sorted.tokens_reasoning),
+        tokens_total: distribution(sorted.tokens_total),
       },
-      reward: distribution(sortedColumn(db, runNo, 'reward')),
+      reward: distribution(sorted.reward),
       gaps,
       calls,
     },
