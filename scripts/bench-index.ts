@@ -11,6 +11,7 @@
 //   flags: --rollouts N --calls M --corpus DIR --seed S --huge-mb MB --live-seconds S --live-rate R --reps N
 //          --profile (CPU profile of the ingest child into .callscope/bench-prof) --keep (keep the index dirs)
 //          --no-server (skip the parts measured through `callscope serve`)
+//          --index DIR [--out FILE] (query figures and I4 only, over an index built before; see queryOnly)
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -339,6 +340,23 @@ async function childQuery(p: ChildParams) {
     index.compare([runId]);
     a2warm.push(now() - t);
   }
+  // A2 after a change: what ingest does when one rollout of the run changed (its stored figures dropped and the
+  // in-memory ones invalidated for that rollout), then the next compare.
+  const a2change: number[] = [];
+  {
+    const { dropRunStats } = await import('../lib/index/compare');
+    const runNo = index.runSource(runId)!.no;
+    const pks = index.db.prepare('SELECT pk FROM rollouts WHERE run_no = ?').pluck().all(runNo) as number[];
+    const randPk = rng(`${p.seed}:a2`);
+    for (let k = 0; k < (p.reps ?? 30); k++) {
+      const pk = pks[Math.floor(randPk() * pks.length)];
+      dropRunStats(index.db, runNo);
+      (index as unknown as { compareCache: { invalidate(no: number, changed: number[]): void } }).compareCache.invalidate(runNo, [pk]);
+      const t = now();
+      index.compare([runId]);
+      a2change.push(now() - t);
+    }
+  }
 
   // A1: pages of 50 for indexed sort keys, both orders, at depth 0 and half way (a cursor found by following
   // next_cursor in pages of 500), with and without filters.
@@ -435,7 +453,7 @@ async function childQuery(p: ChildParams) {
     i2,
     a1,
     a1_walk_page500: summary(walkMs),
-    a2: { cold: summary(a2cold), warm: summary(a2warm) },
+    a2: { cold: summary(a2cold), warm: summary(a2warm), after_change: summary(a2change), cold_ms: a2cold.map((x) => round(x)) },
     raw_small: { ...summary(rawSmall), bytes: rawSmallBytes },
     rollout_detail: summary(detailMs),
     memory,
@@ -1426,6 +1444,8 @@ async function main(): Promise<void> {
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       'no-server': { type: 'boolean', default: false },
+      index: { type: 'string' },
+      out: { type: 'string' },
     },
     strict: true,
   });
@@ -1443,7 +1463,10 @@ async function main(): Promise<void> {
     profile: values.profile!,
     keep: values.keep!,
     server: !values['no-server'],
+    index: values.index ? path.resolve(values.index) : null,
+    out: values.out ?? null,
   };
+  if (args.index) return queryOnly(args as typeof args & { index: string });
   for (const [k, v] of Object.entries(args)) if (typeof v === 'number' && !(v > 0)) throw new Error(`--${k.replace('_', '-')} must be a positive number`);
   const started = now();
   const report: Record<string, any> = { benchmark: 'index', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args };
@@ -1539,6 +1562,53 @@ async function main(): Promise<void> {
     `\n${report.machine.cpu_model} x${report.machine.cpus}, ${fmtBytes(report.machine.total_memory_bytes)}, Node ${report.machine.node}, ${report.machine.commit.slice(0, 12)}, seed ${args.seed}; ` +
       `${report.corpus.calls} calls / ${report.corpus.rollouts} rollouts, ${fmtBytes(report.corpus.bytes)}; ${report.duration_s} s\nwrote ${path.relative(ROOT, reportFile)}\n`,
   );
+}
+
+/**
+ * `--index DIR`: the query figures (I2 warm, A1, A2, raw, RSS) and I4 over an index built before (e.g. kept with
+ * `--keep`), without ingesting, writing into the corpus, or the serve/I3/I5 parts. Its stored compare figures are
+ * dropped first, so the first compare is the one after a change.
+ */
+async function queryOnly(args: { index: string; corpus: string; seed: string; reps: number; quick: boolean; out: string | null }): Promise<void> {
+  const started = now();
+  const report: Record<string, any> = { benchmark: 'index (query only, --index)', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args };
+  const Database = (await import('better-sqlite3')).default;
+  const file = path.join(args.index, 'index.sqlite');
+  {
+    const db = new Database(file);
+    const { migrate } = await import('../lib/index/schema');
+    migrate(db);
+    db.exec('DELETE FROM run_stats');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    let objects: { name: string; bytes: number }[] = [];
+    try {
+      objects = db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as typeof objects;
+    } catch {
+      // dbstat is not compiled in
+    }
+    const calls = (db.prepare('SELECT count(*) AS n FROM calls').get() as { n: number }).n;
+    db.close();
+    const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
+    const bytes = size(file) + size(file + '-wal');
+    report.i4_disk = { bytes, per_call: round(bytes / calls, 1), calls, sqlite: size(file), wal: size(file + '-wal'), objects };
+  }
+  process.stderr.write('bench: I2 warm restart, A1 pages, A2 compare, raw by id, RSS (query child)\n');
+  report.query = await runChild('query', { corpus: args.corpus, indexDir: args.index, seed: args.seed, reps: args.reps, coldReps: args.quick ? 2 : 3 });
+  report.machine.load_average_end = os.loadavg();
+  report.duration_s = round((now() - started) / 1000, 1);
+  const q = report.query;
+  const lines = [
+    `I4 ${report.i4_disk.per_call} B/call (${fmtBytes(report.i4_disk.bytes)})`,
+    `A2 compare ms p50/p95: first after open ${q.a2.cold_ms.join(', ')}; after a one-rollout change ${q.a2.after_change.p50}/${q.a2.after_change.p95}; warm ${q.a2.warm.p50}/${q.a2.warm.p95}`,
+    ...Object.entries(q.a1 as Record<string, any>).map(
+      ([name, c]) => `A1 ${name}${c.indexed ? '' : ' (not indexed)'}: depth 0 p50/p95 ${c.depth0.p50}/${c.depth0.p95} ms; half way ${c.deep ? `${c.deep.p50}/${c.deep.p95} ms` : 'n/a'} (total ${c.total})`,
+    ),
+  ];
+  report.table = lines;
+  const reportFile = path.resolve(ROOT, args.out ?? path.join('reports', 'bench-index-query.json'));
+  mkdirSync(path.dirname(reportFile), { recursive: true });
+  writeFileSync(reportFile, JSON.stringify(report, null, 2) + '\n');
+  process.stdout.write(lines.join('\n') + `\n${report.machine.cpu_model} x${report.machine.cpus}, Node ${report.machine.node}, ${report.machine.commit.slice(0, 12)}; load ${report.machine.load_average_end.map((x: number) => x.toFixed(1)).join(' ')}; ${report.duration_s} s\nwrote ${path.relative(ROOT, reportFile)}\n`);
 }
 
 function liveFigure(l: any): string {

@@ -1,8 +1,10 @@
 // Cross-run comparison: totals, per-model-server usage, per-rollout token distributions, latency and TTFT
 // percentiles, error categories, gaps, reward, and a per-task pairing where runs share task indices.
-// A run's figures (its calls scanned once, its rollouts' distributions and per-task means) are computed on the
-// first compare after the run changed and kept in memory and in `run_stats`, which ingest clears whenever the
-// run changes; so a compare over an unchanged 1M-call run, even in a fresh process, reads one row.
+// A run's figures (its rollouts' distributions and per-task means, its calls' sums and exact percentiles) are
+// computed on the first compare after the run changed and kept in memory and in `run_stats`, which ingest clears
+// whenever the run changes; so a compare over an unchanged 1M-call run, even in a fresh process, reads one row.
+// The call figures are also kept per batch of rollouts in memory, so that after a change only the batches of
+// the changed rollouts are read again (see CompareCache).
 import type Database from 'better-sqlite3';
 import { runTotals, type RunTotals } from './queries';
 
@@ -67,21 +69,66 @@ interface RunFigures {
   tasks: TaskMeans[];
 }
 
+/** Rollout pks per call batch: a change to a rollout recomputes the call figures of its batch only. */
+export const BATCH_SHIFT = 10;
+
+type ServerRow = RunCallStats['servers'][number];
+
+/** The call figures of one run's rollouts with pk in [b << BATCH_SHIFT, (b + 1) << BATCH_SHIFT). */
+interface CallBatch {
+  servers: Map<string | null, ServerRow>;
+  categories: Map<string, number>;
+  latency: Float64Array; // sorted
+  ttft: Float64Array; // sorted
+}
+
+const addNullable = (a: number | null, b: number | null) => (b === null ? a : (a ?? 0) + b);
+
+/**
+ * The figures of each run: whole (`figures`, also stored in `run_stats` for other processes) and, for the calls,
+ * per batch of rollouts (`batches`, in memory). A change to a run drops its whole figures and the batches of
+ * the rollouts that changed; the next compare recomputes those batches and merges (sums, and exact order
+ * statistics over the batches' sorted values). Other runs keep everything.
+ */
 export class CompareCache {
   private readonly cache = new Map<number, RunFigures>();
+  private readonly batches = new Map<number, Map<number, CallBatch>>();
 
-  invalidate(runNo: number): void {
+  /** `changed`: the pks of the rollouts that changed; without it, every figure of the run is dropped. */
+  invalidate(runNo: number, changed?: Iterable<number>): void {
     this.cache.delete(runNo);
+    const batches = this.batches.get(runNo);
+    if (!batches) return;
+    if (!changed) {
+      this.batches.delete(runNo);
+      return;
+    }
+    for (const pk of changed) batches.delete(pk >> BATCH_SHIFT);
   }
 
   figures(db: Database.Database, runNo: number): RunFigures {
     const hit = this.cache.get(runNo);
     if (hit) return hit;
     const stored = db.prepare('SELECT stats FROM run_stats WHERE run_no = ?').pluck().get(runNo) as string | undefined;
-    const figures = stored ? (JSON.parse(stored) as RunFigures) : computeFigures(db, runNo);
+    const figures = stored ? (JSON.parse(stored) as RunFigures) : computeFigures(db, runNo, this.callStats(db, runNo));
     if (!stored) db.prepare('INSERT OR REPLACE INTO run_stats (run_no, stats) VALUES (?, ?)').run(runNo, JSON.stringify(figures));
     this.cache.set(runNo, figures);
     return figures;
+  }
+
+  private callStats(db: Database.Database, runNo: number): RunCallStats {
+    let batches = this.batches.get(runNo);
+    if (!batches) {
+      batches = readBatches(db, runNo, null);
+      this.batches.set(runNo, batches);
+    } else {
+      // Batches of the run now: the kept ones plus any a new rollout opened.
+      const all = db.prepare(`SELECT DISTINCT pk >> ${BATCH_SHIFT} FROM rollouts WHERE run_no = ?`).pluck().all(runNo) as number[];
+      const missing = all.filter((b) => !batches!.has(b));
+      for (const b of [...batches.keys()]) if (!all.includes(b)) batches.delete(b);
+      if (missing.length) for (const [b, batch] of readBatches(db, runNo, missing)) batches.set(b, batch);
+    }
+    return mergeBatches([...batches.values()]);
   }
 }
 
@@ -90,34 +137,150 @@ export function dropRunStats(db: Database.Database, runNo: number): void {
   db.prepare('DELETE FROM run_stats WHERE run_no = ?').run(runNo);
 }
 
-const CALLS_OF_RUN = 'FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?)';
+const CALL_COLUMNS = `c.rollout_pk, c.model_server, c.tokens_in, c.tokens_out, c.tokens_reasoning, c.tokens_total, c.cached_tokens, c.error_category,
+  c.latency_ms, c.ttft_ms`;
 
-function callStats(db: Database.Database, runNo: number): RunCallStats {
-  const servers = db
-    .prepare(
-      `SELECT model_server, count(*) AS calls, sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning,
-        sum(tokens_total) AS tokens_total, sum(cached_tokens) AS cached_tokens, count(error_category) AS errors
-        ${CALLS_OF_RUN} GROUP BY model_server ORDER BY calls DESC`,
-    )
-    .all(runNo) as RunCallStats['servers'];
-  const categories = db
-    .prepare(`SELECT error_category AS c, count(*) AS n ${CALLS_OF_RUN} AND error_category IS NOT NULL GROUP BY error_category`)
-    .all(runNo) as { c: string; n: number }[];
-  const column = (name: string) =>
-    Float64Array.from(db.prepare(`SELECT ${name} ${CALLS_OF_RUN} AND ${name} IS NOT NULL`).pluck().all(runNo) as number[]).sort();
+/** The call batches of a run: all of them (one pass over its calls) or the listed ones (by pk range). */
+function readBatches(db: Database.Database, runNo: number, only: number[] | null): Map<number, CallBatch> {
+  type Acc = { servers: Map<string | null, ServerRow>; categories: Map<string, number>; latency: number[]; ttft: number[] };
+  const acc = new Map<number, Acc>();
+  const rows = (sql: string, ...params: unknown[]) => db.prepare(sql).raw().iterate(...params) as IterableIterator<unknown[]>;
+  const sources: IterableIterator<unknown[]>[] = [];
+  if (only === null) {
+    sources.push(rows(`SELECT ${CALL_COLUMNS} FROM rollouts r JOIN calls c ON c.rollout_pk = r.pk WHERE r.run_no = ?`, runNo));
+    for (const b of db.prepare(`SELECT DISTINCT pk >> ${BATCH_SHIFT} FROM rollouts WHERE run_no = ?`).pluck().all(runNo) as number[]) {
+      acc.set(b, { servers: new Map(), categories: new Map(), latency: [], ttft: [] });
+    }
+  } else {
+    for (const b of only) {
+      acc.set(b, { servers: new Map(), categories: new Map(), latency: [], ttft: [] });
+      sources.push(
+        rows(
+          `SELECT ${CALL_COLUMNS} FROM rollouts r JOIN calls c ON c.rollout_pk = r.pk WHERE r.pk >= ? AND r.pk < ? AND r.run_no = ?`,
+          b << BATCH_SHIFT,
+          (b + 1) << BATCH_SHIFT,
+          runNo,
+        ),
+      );
+    }
+  }
+  for (const source of sources) {
+    for (const row of source) {
+      const [pk, server, tin, tout, treason, ttotal, cached, category, latency, ttft] = row as [
+        number, string | null, number | null, number | null, number | null, number | null, number | null, string | null, number | null, number | null,
+      ];
+      let a = acc.get(pk >> BATCH_SHIFT);
+      if (!a) acc.set(pk >> BATCH_SHIFT, (a = { servers: new Map(), categories: new Map(), latency: [], ttft: [] }));
+      let s = a.servers.get(server);
+      if (!s) {
+        s = { model_server: server, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null, errors: 0 };
+        a.servers.set(server, s);
+      }
+      s.calls++;
+      s.tokens_in = addNullable(s.tokens_in, tin);
+      s.tokens_out = addNullable(s.tokens_out, tout);
+      s.tokens_reasoning = addNullable(s.tokens_reasoning, treason);
+      s.tokens_total = addNullable(s.tokens_total, ttotal);
+      s.cached_tokens = addNullable(s.cached_tokens, cached);
+      if (category !== null) {
+        s.errors++;
+        a.categories.set(category, (a.categories.get(category) ?? 0) + 1);
+      }
+      if (latency !== null) a.latency.push(latency);
+      if (ttft !== null) a.ttft.push(ttft);
+    }
+  }
+  const out = new Map<number, CallBatch>();
+  for (const [b, a] of acc) {
+    out.set(b, { servers: a.servers, categories: a.categories, latency: Float64Array.from(a.latency).sort(), ttft: Float64Array.from(a.ttft).sort() });
+  }
+  return out;
+}
+
+/** Count of values <= x in a sorted array. */
+function countLE(a: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The value of rank `k` (0-based) in the union of sorted arrays: the smallest v with count(<= v) > k. */
+export function kthOfSorted(arrays: Float64Array[], k: number): number {
+  const countAll = (x: number) => arrays.reduce((n, a) => n + countLE(a, x), 0);
+  let best = Infinity;
+  for (const a of arrays) {
+    if (a.length === 0 || a[0] >= best) continue;
+    // The first element of `a` whose overall count exceeds k (and is below the best so far).
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (countAll(a[mid]) > k) hi = mid;
+      else lo = mid + 1;
+    }
+    if (lo < a.length && a[lo] < best) best = a[lo];
+  }
+  return best;
+}
+
+/** Nearest-rank percentiles over the union of sorted arrays, as `quantiles` gives for their concatenation. */
+export function percentilesOfSorted(arrays: Float64Array[], qs: readonly number[]): (number | null)[] {
+  const n = arrays.reduce((s, a) => s + a.length, 0);
+  return qs.map((q) => (n ? kthOfSorted(arrays, Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))) : null));
+}
+
+function mergeBatches(batches: CallBatch[]): RunCallStats {
+  const servers = new Map<string | null, ServerRow>();
+  const categories = new Map<string, number>();
+  for (const b of batches) {
+    for (const [name, s] of b.servers) {
+      const t = servers.get(name);
+      if (!t) servers.set(name, { ...s });
+      else {
+        t.calls += s.calls;
+        t.tokens_in = addNullable(t.tokens_in, s.tokens_in);
+        t.tokens_out = addNullable(t.tokens_out, s.tokens_out);
+        t.tokens_reasoning = addNullable(t.tokens_reasoning, s.tokens_reasoning);
+        t.tokens_total = addNullable(t.tokens_total, s.tokens_total);
+        t.cached_tokens = addNullable(t.cached_tokens, s.cached_tokens);
+        t.errors += s.errors;
+      }
+    }
+    for (const [c, n] of b.categories) categories.set(c, (categories.get(c) ?? 0) + n);
+  }
+  const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
   return {
-    servers,
-    error_categories: Object.fromEntries(categories.map((r) => [r.c, r.n])),
-    latency_ms: quantiles(Array.from(column('latency_ms')), PERCENTILES),
-    ttft_ms: quantiles(Array.from(column('ttft_ms')), PERCENTILES),
+    servers: [...servers.values()].sort((a, b) => b.calls - a.calls || byName(a.model_server, b.model_server)),
+    error_categories: Object.fromEntries([...categories].sort((a, b) => byName(a[0], b[0]))),
+    latency_ms: percentilesOfSorted(
+      batches.map((b) => b.latency),
+      PERCENTILES,
+    ),
+    ttft_ms: percentilesOfSorted(
+      batches.map((b) => b.ttft),
+      PERCENTILES,
+    ),
   };
 }
 
-function sortedColumn(db: Database.Database, runNo: number, column: string): number[] {
-  return db.prepare(`SELECT ${column} FROM rollouts WHERE run_no = ? AND ${column} IS NOT NULL ORDER BY IFNULL(${column}, -1e308)`).pluck().all(runNo) as number[];
+/** The rollouts' token totals and rewards, each sorted: one pass over the covering index rollouts_filter. */
+function sortedColumns(db: Database.Database, runNo: number) {
+  const names = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'reward'] as const;
+  const values: number[][] = names.map(() => []);
+  for (const row of db.prepare(`SELECT ${names.join(', ')} FROM rollouts INDEXED BY rollouts_filter WHERE run_no = ?`).raw().iterate(runNo)) {
+    const r = row as (number | null)[];
+    for (let i = 0; i < names.length; i++) if (r[i] !== null) values[i].push(r[i]!);
+  }
+  const sorted = values.map((v) => Array.from(Float64Array.from(v).sort()));
+  return Object.fromEntries(names.map((n, i) => [n, sorted[i]])) as Record<(typeof names)[number], number[]>;
 }
 
-function computeFigures(db: Database.Database, runNo: number): RunFigures {
+function computeFigures(db: Database.Database, runNo: number, calls: RunCallStats): RunFigures {
   const gaps: Record<string, number> = {};
   for (const text of db.prepare('SELECT gaps FROM rollouts WHERE run_no = ? AND gap_count > 0').pluck().all(runNo) as string[]) {
     for (const g of JSON.parse(text) as { code: string }[]) gaps[g.code] = (gaps[g.code] ?? 0) + 1;
@@ -128,18 +291,19 @@ function computeFigures(db: Database.Database, runNo: number): RunFigures {
        WHERE run_no = ? AND task_index IS NOT NULL GROUP BY task_index`,
     )
     .all(runNo) as TaskMeans[];
+  const sorted = sortedColumns(db, runNo);
   return {
     comparison: {
       totals: runTotals(db, runNo),
       rollout_tokens: {
-        tokens_in: distribution(sortedColumn(db, runNo, 'tokens_in')),
-        tokens_out: distribution(sortedColumn(db, runNo, 'tokens_out')),
-        tokens_reasoning: distribution(sortedColumn(db, runNo, 'tokens_reasoning')),
-        tokens_total: distribution(sortedColumn(db, runNo, 'tokens_total')),
+        tokens_in: distribution(sorted.tokens_in),
+        tokens_out: distribution(sorted.tokens_out),
+        tokens_reasoning: distribution(sorted.tokens_reasoning),
+        tokens_total: distribution(sorted.tokens_total),
       },
-      reward: distribution(sortedColumn(db, runNo, 'reward')),
+      reward: distribution(sorted.reward),
       gaps,
-      calls: callStats(db, runNo),
+      calls,
     },
     tasks,
   };

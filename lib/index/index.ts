@@ -142,7 +142,7 @@ export class CallscopeIndex extends EventEmitter {
     p.bytes_read += stats.bytesRead;
     p.lines_read += stats.linesRead;
     if (stats.rolloutsChanged.size) {
-      this.compareCache.invalidate(run.no);
+      this.compareCache.invalidate(run.no, stats.rolloutsChanged);
       const keys = this.db.prepare(`SELECT key FROM rollouts WHERE pk IN (${[...stats.rolloutsChanged].join(',')})`).all() as { key: string }[];
       this.emit('change', { run: run.id, rollouts: keys.map((k) => k.key) } satisfies ChangeEvent);
     }

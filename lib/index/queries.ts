@@ -77,9 +77,9 @@ function sortExpression(sort: SortKey): string {
 }
 
 /**
- * The WHERE terms of the filters. `forPage`: every column term is written `+col` so that SQLite walks the sort
- * key's index (keyset order) and checks the filters on the rows it meets, instead of gathering every match
- * through the filter index and sorting them; the count uses the narrow covering index `rollouts_filter`.
+ * The WHERE terms of the filters. `forPage`: every column term is written `+col` so that SQLite checks them on
+ * the rows a walk of the sort key's index meets rather than choosing another index; otherwise (the count, the
+ * `matches` plan) they are ranges on the narrow covering index `rollouts_filter`.
  */
 function filterSql(f: RolloutFilters, params: unknown[], forPage: boolean): string {
   const where: string[] = [];
@@ -138,25 +138,118 @@ export interface RolloutPage {
   next_cursor: string | null;
 }
 
-export function listRollouts(db: Database.Database, runNo: number, query: RolloutPageQuery): RolloutPage {
+/**
+ * How a filtered page is read. `walk`: the sort key's index in keyset order, checking the filters on the rows
+ * it meets, at most `WALK_SPAN` index entries; cheap when matches are dense along the sort order. `matches`:
+ * every match after the cursor, read through the narrow filter index (`rollouts_filter`), then the first
+ * `limit + 1` of them by sort key; its cost follows the number of matches, not their place in the order.
+ * `auto` (the default) reads few matches directly and otherwise walks, falling back to `matches` when the walk
+ * ends before it found a full page (rare matches, or matches far along the order).
+ */
+export type PagePlan = 'auto' | 'walk' | 'matches';
+
+/** Matches at most this many: read them through the filter index and sort them. */
+export const MATCHES_MAX = 3000;
+/** Index entries a walk reads before it gives up on finding a full page. */
+export const WALK_SPAN = 4000;
+
+function hasFilters(f: RolloutFilters): boolean {
+  return (
+    !!f.q ||
+    !!f.model_server ||
+    !!f.dialect ||
+    !!f.error_category ||
+    !!f.gap ||
+    f.attempt !== undefined ||
+    f.reward_min !== undefined ||
+    f.reward_max !== undefined ||
+    f.has_errors !== undefined ||
+    f.failed !== undefined
+  );
+}
+
+function sortIndex(sort: SortKey): string {
+  return sort === 'rollout' ? 'rollouts_sort_key' : `rollouts_sort_${SORT_COLUMNS[sort]}`;
+}
+
+type PageRow = RolloutRow & { sort_value: number | string };
+
+export interface PageOptions {
+  plan?: PagePlan;
+  matchesMax?: number;
+  walkSpan?: number;
+}
+
+export function listRollouts(db: Database.Database, runNo: number, query: RolloutPageQuery, options: PageOptions = {}): RolloutPage {
+  const { plan = 'auto', matchesMax = MATCHES_MAX, walkSpan = WALK_SPAN } = options;
   const e = sortExpression(query.sort);
   const dir = query.order === 'desc' ? 'DESC' : 'ASC';
   const countParams: unknown[] = [];
   const countFilters = filterSql(query, countParams, false);
   const total = (db.prepare(`SELECT count(*) AS n FROM rollouts WHERE run_no = ?${countFilters}`).get(runNo, ...countParams) as { n: number }).n;
-  const params: unknown[] = [runNo];
-  const filters = filterSql(query, params, true);
   let keyset = '';
+  const keyParams: unknown[] = [];
   if (query.cursor) {
     const [value, pk] = decodeCursor(query.cursor, query.sort);
     // (e, pk) beyond the cursor, spelled so that the bound on e is a range on the sort key's index.
     const [le, lt] = dir === 'DESC' ? ['<=', '<'] : ['>=', '>'];
     keyset = ` AND ${e} ${le} ? AND (${e} ${lt} ? OR pk ${lt} ?)`;
-    params.push(value, value, pk);
+    keyParams.push(value, value, pk);
   }
-  const rows = db
-    .prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE run_no = ?${filters}${keyset} ORDER BY ${e} ${dir}, pk ${dir} LIMIT ?`)
-    .all(...params, query.limit + 1) as (RolloutRow & { sort_value: number | string })[];
+  const order = `ORDER BY ${e} ${dir}, pk ${dir}`;
+  const want = query.limit + 1;
+  const filtered = hasFilters(query);
+  let rows: PageRow[] | null = null;
+  if (total === 0) rows = [];
+  else if (!filtered) {
+    rows = db
+      .prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE run_no = ?${keyset} ${order} LIMIT ?`)
+      .all(runNo, ...keyParams, want) as PageRow[];
+  } else {
+    const direct = plan === 'matches' || (plan === 'auto' && total <= matchesMax);
+    if (!direct) {
+      // Bound the walk at the walkSpan-th entry after the cursor (found on the covering sort index, no table
+      // read), then walk in keyset order checking the filters on the rows, stopping at a full page.
+      let bound = '';
+      const boundParams: unknown[] = [];
+      if (plan !== 'walk') {
+        const edge = db
+          .prepare(`SELECT ${e} AS v, pk FROM rollouts INDEXED BY ${sortIndex(query.sort)} WHERE run_no = ?${keyset} ${order} LIMIT 1 OFFSET ?`)
+          .get(runNo, ...keyParams, walkSpan - 1) as { v: number | string; pk: number } | undefined;
+        if (edge) {
+          const [ge, gt] = dir === 'DESC' ? ['>=', '>'] : ['<=', '<'];
+          bound = ` AND ${e} ${ge} ? AND (${e} ${gt} ? OR pk ${ge} ?)`;
+          boundParams.push(edge.v, edge.v, edge.pk);
+        }
+      }
+      const params: unknown[] = [runNo];
+      const filters = filterSql(query, params, true);
+      params.push(...keyParams, ...boundParams, want);
+      const walked = db
+        .prepare(
+          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts INDEXED BY ${sortIndex(query.sort)} WHERE run_no = ?${filters}${keyset}${bound} ${order} LIMIT ?`,
+        )
+        .all(...params) as PageRow[];
+      if (walked.length === want || !bound) rows = walked;
+    }
+    if (!rows) {
+      // Every match after the cursor with its sort value, from rollouts_filter (covering but for text search and
+      // the rollout key), the first `want` by sort key, then their rows.
+      const params: unknown[] = [runNo];
+      const filters = filterSql(query, params, false);
+      params.push(...keyParams, want);
+      const ids = db
+        .prepare(`SELECT pk FROM rollouts INDEXED BY rollouts_filter WHERE run_no = ?${filters}${keyset} ${order} LIMIT ?`)
+        .pluck()
+        .all(...params) as number[];
+      const byPk = new Map(
+        (ids.length ? (db.prepare(`SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts WHERE pk IN (${ids.join(',')})`).all() as PageRow[]) : []).map(
+          (r) => [r.pk, r],
+        ),
+      );
+      rows = ids.map((pk) => byPk.get(pk)!);
+    }
+  }
   const more = rows.length > query.limit;
   const page = more ? rows.slice(0, query.limit) : rows;
   const last = page.at(-1);

@@ -7,7 +7,7 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const SORT_COLUMNS = {
   tokens_in: 'tokens_in',
@@ -71,9 +71,11 @@ CREATE TABLE IF NOT EXISTS rollouts (
   UNIQUE (run_no, key)
 );
 CREATE INDEX IF NOT EXISTS rollouts_by_task ON rollouts (run_no, task_index, rollout_index);
--- Covers every list filter but text search, so that a filtered count reads this narrow index, not the table.
+-- Covers every list filter but text search and every numeric sort key, so that a filtered count, and the
+-- matches of a filter sorted by any key but the rollout key (queries.ts, plan \`matches\`), read this index only.
 CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, model_servers, dialects,
-  error_categories, gaps);
+  error_categories, gaps, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, num_calls, latency_sum, latency_max,
+  ttft_p50, gap_count, started_at);
 CREATE TABLE IF NOT EXISTS calls (
   rollout_pk INTEGER NOT NULL,
   call_index INTEGER NOT NULL,
@@ -103,7 +105,10 @@ export function migrate(db: Database.Database): void {
       return 0;
     }
   })();
-  if (version !== SCHEMA_VERSION) {
+  if (version === 4) {
+    // 4 -> 5 changed indexes only: rollouts_filter covers the sort keys; compare figures are recomputed.
+    db.exec("DROP INDEX IF EXISTS rollouts_filter; DELETE FROM run_stats;");
+  } else if (version !== SCHEMA_VERSION) {
     db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls;');
   }
   db.exec(DDL);
