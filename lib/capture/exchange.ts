@@ -78,8 +78,17 @@ export function modelRef(name: string | null | undefined): JsonObject | null {
   return name ? { type: 'responses_api_models', name } : null;
 }
 
-export function buildExchange(call: ObservedCall): JsonObject {
-  const request = parseObject(call.requestBody);
+/**
+ * Which bodies are already canonical JSON objects (canonical.ts): their values are left as empty
+ * placeholders, for `serializeExchange` to fill with the body bytes.
+ */
+export interface CanonicalBodies {
+  request?: boolean;
+  response?: boolean;
+}
+
+export function buildExchange(call: ObservedCall, canonical: CanonicalBodies = {}): JsonObject {
+  const request = canonical.request ? {} : parseObject(call.requestBody);
   const exception = call.exception ?? null;
   let status = call.statusCode;
   let response: JsonObject | null = null;
@@ -95,7 +104,7 @@ export function buildExchange(call: ObservedCall): JsonObject {
     if (body.length) {
       let parsed: JsonValue | null = null;
       try {
-        parsed = call.streaming ? reassemble(call.dialect, body) : parseObject(body);
+        parsed = call.streaming ? reassemble(call.dialect, body) : canonical.response ? {} : parseObject(body);
       } catch {
         parsed = null;
       }

@@ -8,7 +8,7 @@ import fs, { promises as fsp, constants as fsc } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { assertStoreRolloutId } from './ids';
-import { isJsonObject, parseStrict, serialize, type JsonObject } from './json';
+import { isJsonObject, parseStrict, serialize, serializeWithPreserialized, type JsonObject } from './json';
 import { lock, unlock } from './lock';
 import { deriveRecord, withoutPayloads, type ModelCallRecord } from './record';
 
@@ -269,8 +269,12 @@ export async function markIncomplete(root: string, rolloutId: string): Promise<v
   await fsp.utimes(marker, now, now);
 }
 
-/** orjson.dumps(exchange) + b"\n". Throws JsonSerializeError (64-bit overflow, lone surrogates, depth). */
-export function serializeExchange(exchange: JsonObject): Buffer {
+/**
+ * orjson.dumps(exchange) + b"\n". Throws JsonSerializeError (64-bit overflow, lone surrogates, depth).
+ * `preserialized` gives top-level values (the request, the response) whose bytes are already canonical.
+ */
+export function serializeExchange(exchange: JsonObject, preserialized?: Readonly<Record<string, Uint8Array>>): Buffer {
+  if (preserialized) return serializeWithPreserialized(exchange, preserialized, '\n');
   return Buffer.from(serialize(exchange) + '\n', 'utf8');
 }
 
@@ -291,15 +295,16 @@ export class CaptureStore {
     return incompletePath(this.root, rolloutId);
   }
 
-  async append(rolloutId: string, exchange: JsonObject): Promise<void> {
-    await sharedAppender.append(this.pathFor(rolloutId), serializeExchange(exchange));
+  /** Appends an exchange, or a line already serialized by `serializeExchange`. */
+  async append(rolloutId: string, exchange: JsonObject | Buffer): Promise<void> {
+    await sharedAppender.append(this.pathFor(rolloutId), Buffer.isBuffer(exchange) ? exchange : serializeExchange(exchange));
   }
 
   /**
    * Best-effort record (§1.5, §6.8): on any serialize or write failure the marker is touched (best-effort
    * too) and the failure is reported through the return value, never thrown.
    */
-  async record(rolloutId: string, exchange: JsonObject): Promise<{ ok: true } | { ok: false; error: Error }> {
+  async record(rolloutId: string, exchange: JsonObject | Buffer): Promise<{ ok: true } | { ok: false; error: Error }> {
     try {
       await this.append(rolloutId, exchange);
       return { ok: true };

@@ -8,9 +8,11 @@
 // TTFT is taken when the first non-empty body chunk arrives from the upstream and is handed on.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { buildExchange, type ObservedException } from '../capture/exchange';
+import { isCanonicalJsonObject } from '../capture/canonical';
+import { buildExchange, type ObservedCall, type ObservedException } from '../capture/exchange';
 import type { JsonObject } from '../capture/json';
 import { TerminalScanner, type Dialect } from '../capture/sse';
+import { serializeExchange } from '../capture/store';
 import { decodeBody, StreamDecoder } from './decode';
 import { contentCodings, firstHeader } from './headers';
 
@@ -112,10 +114,28 @@ export class CallObservation {
 
   /** The exchange line's object (spec §2); `exception` for a transport failure or a client that went away. */
   async exchange(exception: ObservedException | null = null): Promise<JsonObject> {
+    return buildExchange(await this.observed(exception));
+  }
+
+  /**
+   * The serialized line (`serializeExchange(await this.exchange(exception))`, byte for byte). Bodies that are
+   * already canonical JSON objects go in as they are, without a parse and a re-serialization.
+   * Throws JsonSerializeError like serializeExchange.
+   */
+  async line(exception: ObservedException | null = null): Promise<Buffer> {
+    const call = await this.observed(exception);
+    const preserialized: Record<string, Uint8Array> = {};
+    if (isCanonicalJsonObject(call.requestBody)) preserialized.request = call.requestBody;
+    if (!exception && !call.streaming && isCanonicalJsonObject(call.responseBody)) preserialized.response = call.responseBody;
+    const exchange = buildExchange(call, { request: 'request' in preserialized, response: 'response' in preserialized });
+    return serializeExchange(exchange, preserialized);
+  }
+
+  private async observed(exception: ObservedException | null): Promise<ObservedCall> {
     this.stop();
     this.decoder?.close();
     const { completedAt, latencyMs } = this.stopped!;
-    return buildExchange({
+    return {
       modelCallId: this.modelCallId,
       dialect: this.dialect,
       modelServerName: this.modelServerName,
@@ -129,6 +149,6 @@ export class CallObservation {
       streaming: this.streamingBody,
       terminal: this.scanner?.terminal ?? null,
       exception,
-    });
+    };
   }
 }
