@@ -64,7 +64,8 @@ export function decodeReplacing(bytes: Uint8Array): string {
   return replacingDecoder.decode(bytes);
 }
 
-function parseObject(bytes: Uint8Array): JsonObject | null {
+/** The body parsed by Python's json.loads if it is a JSON object, else null (never throws). */
+export function parseObject(bytes: Uint8Array): JsonObject | null {
   if (bytes.length === 0) return null;
   try {
     const v = parsePython(bytes);
@@ -79,16 +80,17 @@ export function modelRef(name: string | null | undefined): JsonObject | null {
 }
 
 /**
- * Which bodies are already canonical JSON objects (canonical.ts): their values are left as empty
- * placeholders, for `serializeExchange` to fill with the body bytes.
+ * What a caller already knows about the bodies, so that buildExchange does not parse them again. A body
+ * marked 'serialized' is a JSON object whose serialization the caller holds: its value is left as an empty
+ * placeholder, for `serializeExchange` to fill with those bytes.
  */
-export interface CanonicalBodies {
-  request?: boolean;
-  response?: boolean;
+export interface PreparedBodies {
+  request?: 'serialized' | 'not-an-object';
+  response?: 'serialized';
 }
 
-export function buildExchange(call: ObservedCall, canonical: CanonicalBodies = {}): JsonObject {
-  const request = canonical.request ? {} : parseObject(call.requestBody);
+export function buildExchange(call: ObservedCall, prepared: PreparedBodies = {}): JsonObject {
+  const request = prepared.request === 'serialized' ? {} : prepared.request === 'not-an-object' ? null : parseObject(call.requestBody);
   const exception = call.exception ?? null;
   let status = call.statusCode;
   let response: JsonObject | null = null;
@@ -104,7 +106,7 @@ export function buildExchange(call: ObservedCall, canonical: CanonicalBodies = {
     if (body.length) {
       let parsed: JsonValue | null = null;
       try {
-        parsed = call.streaming ? reassemble(call.dialect, body) : canonical.response ? {} : parseObject(body);
+        parsed = call.streaming ? reassemble(call.dialect, body) : prepared.response === 'serialized' ? {} : parseObject(body);
       } catch {
         parsed = null;
       }

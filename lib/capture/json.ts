@@ -696,8 +696,13 @@ function writeValue(v: JsonValue | undefined, out: string[], depth: number): voi
 
 /** orjson.dumps as text: compact, raw non-ASCII, NaN/Infinity as null. Throws JsonSerializeError. */
 export function serialize(v: JsonValue): string {
+  return serializeAtDepth(v, 0);
+}
+
+/** serialize() of a value that will sit `depth` containers deep in the document (the depth limit counts). */
+export function serializeAtDepth(v: JsonValue, depth: number): string {
   const out: string[] = [];
-  writeValue(v, out, 0);
+  writeValue(v, out, depth);
   return out.join('');
 }
 

@@ -137,11 +137,25 @@ describe('the line of an observed call is the same with and without the fast pat
     return o;
   };
 
+  it('a request prepared early still gets the chunks that came after its preparation', async () => {
+    const o = new CallObservation('chat', null);
+    o.addRequestChunk(Buffer.from('{"a":'));
+    o.requestComplete();
+    await new Promise((r) => setImmediate(r));
+    o.addRequestChunk(Buffer.from('1.0}'));
+    o.head(200, ['content-type', 'application/json']);
+    o.chunk(Buffer.from('{"ok": true}'));
+    const line = (await o.line()).toString();
+    expect(line).toBe(serializeExchange(await o.exchange()).toString());
+    expect(line).toContain('"request":{"a":1.0},"response":{"ok":true}}');
+  });
+
   it('property: line() equals serializeExchange(exchange()) for JSON and non-JSON bodies', async () => {
     const body = fc.oneof(jsonText, jsonText.map((t) => ` ${t}`), fc.constantFrom('', 'not json', '[1,2]', '{"a":1,"a":2}'));
     await fc.assert(
-      fc.asyncProperty(body, body, fc.constantFrom('application/json', 'text/event-stream'), async (req, resp, type) => {
+      fc.asyncProperty(body, body, fc.constantFrom('application/json', 'text/event-stream'), fc.boolean(), async (req, resp, type, early) => {
         const o = observe(Buffer.from(req), Buffer.from(resp), type);
+        if (early) o.requestComplete();
         let expected: string;
         try {
           expected = serializeExchange(await o.exchange()).toString('hex');
