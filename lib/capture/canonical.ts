@@ -41,23 +41,33 @@ const hexValue = (c: number) => (c <= NINE ? c - ZERO : c - 87);
 const SHORT_ESCAPES = new Set([QUOTE, BACKSLASH, 98, 102, 110, 114, 116]); // " \ b f n r t
 const SHORT_FORM_CODES = new Set([8, 9, 10, 12, 13]);
 
+// A raw control character can never be part of a canonical body (strings escape them, and no whitespace is
+// allowed between tokens), so one regular-expression scan of the whole body rules them out, and strings are
+// then scanned with Buffer.indexOf for their closing quote and escapes only.
+const CONTROL = /[\x00-\x1f]/;
+
 class Checker {
   i = 0;
-  constructor(private readonly b: Uint8Array) {}
+  /** Position of the next backslash at or after the last search, or Infinity when there is none. */
+  private backslash = -1;
+  constructor(private readonly b: Buffer) {}
 
   /** Moves past the string at `i` if it is spelled canonically. */
   string(): boolean {
     const b = this.b;
     let i = this.i + 1;
     for (;;) {
-      if (i >= b.length) return false;
-      const c = b[i];
-      if (c === QUOTE) break;
-      if (c < 0x20) return false;
-      if (c !== BACKSLASH) {
-        i++;
-        continue;
+      const q = b.indexOf(QUOTE, i);
+      if (q < 0) return false;
+      if (this.backslash < i) {
+        const k = b.indexOf(BACKSLASH, i);
+        this.backslash = k < 0 ? Infinity : k;
       }
+      if (this.backslash > q) {
+        this.i = q + 1;
+        return true;
+      }
+      i = this.backslash;
       const e = b[i + 1];
       if (SHORT_ESCAPES.has(e)) {
         i += 2;
@@ -70,8 +80,6 @@ class Checker {
       if (SHORT_FORM_CODES.has(hexValue(h1) * 16 + hexValue(h2))) return false;
       i += 6;
     }
-    this.i = i + 1;
-    return true;
   }
 
   number(): boolean {
@@ -113,7 +121,7 @@ class Checker {
   }
 
   keyText(start: number, end: number): string {
-    return Buffer.from(this.b.buffer, this.b.byteOffset + start, end - start).toString('latin1');
+    return this.b.toString('latin1', start, end);
   }
 
   /** A scalar at `i`, or a container opened (pushed on `stack`). */
@@ -144,7 +152,9 @@ interface Frame {
 export function isCanonicalJsonObject(body: Uint8Array): boolean {
   const b = body;
   if (b.length < 2 || b[0] !== LBRACE || !isUtf8(b)) return false;
-  const chk = new Checker(b);
+  const buf = Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (CONTROL.test(buf.toString('latin1'))) return false;
+  const chk = new Checker(buf);
   const stack: Frame[] = [];
   if (!chk.value(stack)) return false;
   while (stack.length) {

@@ -40,6 +40,8 @@ const intText = fc.oneof(
 const rawString = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '/', '<', '"', '\\', '\n', '\t', '\b', '\f', '\r', '\u0000', '\u001f', '\u007f', 'é', '東', '😀', '\u2028', '\ud800', '\udc00'), maxLength: 8 });
 const stringText = fc.oneof(
   rawString.map((s) => JSON.stringify(s)),
+  rawString.map((s) => `"${s.replace(/["\\]/g, '')}"`), // unescaped: raw control characters
+
   fc.constantFrom('"\\/"', '"\\u00e9"', '"\\u001F"', '"\\u001f"', '"\\u000a"', '"\\u0008"', '"\\ud83d\\ude00"', '"\\ud800"', '"a\\u0000b"', '"\\x"', '"unterminated'),
 );
 const keyText = fc.oneof(fc.constantFrom('"a"', '"b"', '"0"', '"1"', '"__proto__"', '"\\u0061"', '"é"'), stringText);
@@ -99,6 +101,8 @@ describe('canonical bodies: the fast path equals the slow path', () => {
     ['{"model":"gpt","messages":[{"role":"user","content":"Zürich 東京 \\"q\\" \\n"}],"temperature":1.0,"n":1,"stop":null}', true],
     ['{}', true],
     ['{"a":-0.0,"b":1e16,"c":1e-7,"d":0.00001,"e":"\\u001f","f":"/<\u2028\u007f"}', true],
+    ['{"a":"x\ny"}', false],
+    ['{"a":"\u0000"}', false], // a raw NUL
     ['{"a":1.50}', false],
     ['{"a":1e5}', false],
     ['{"a":-0}', false],
