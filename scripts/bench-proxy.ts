@@ -417,7 +417,7 @@ async function main(): Promise<void> {
         what: `RSS of the callscope proxy process: idle after start, then a ${soakSeconds} s soak (8 clients, JSON and streaming calls, 5 KB requests); the 10-minute figure needs --soak 600`,
         idleRssMb: r3(idleRssMb),
         baselineRssMb,
-        note: 'the CLI runs from TypeScript sources through tsx (bin/callscope.js); baselineRssMb is an idle `node` and an idle `node --import tsx` on this machine',
+        note: '`callscope proxy` runs from its esbuild bundle (bin/compiled.js, dist/cli), not through tsx; baselineRssMb is an idle `node` and an idle `node --import tsx` on this machine',
         idleAfterAllRssMb: r3(idleAfterMb),
         soakSeconds,
         soakCalls,

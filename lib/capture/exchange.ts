@@ -64,7 +64,8 @@ export function decodeReplacing(bytes: Uint8Array): string {
   return replacingDecoder.decode(bytes);
 }
 
-function parseObject(bytes: Uint8Array): JsonObject | null {
+/** The body parsed by Python's json.loads if it is a JSON object, else null (never throws). */
+export function parseObject(bytes: Uint8Array): JsonObject | null {
   if (bytes.length === 0) return null;
   try {
     const v = parsePython(bytes);
@@ -78,8 +79,18 @@ export function modelRef(name: string | null | undefined): JsonObject | null {
   return name ? { type: 'responses_api_models', name } : null;
 }
 
-export function buildExchange(call: ObservedCall): JsonObject {
-  const request = parseObject(call.requestBody);
+/**
+ * What a caller already knows about the bodies, so that buildExchange does not parse them again. A body
+ * marked 'serialized' is a JSON object whose serialization the caller holds: its value is left as an empty
+ * placeholder, for `serializeExchange` to fill with those bytes.
+ */
+export interface PreparedBodies {
+  request?: 'serialized' | 'not-an-object';
+  response?: 'serialized';
+}
+
+export function buildExchange(call: ObservedCall, prepared: PreparedBodies = {}): JsonObject {
+  const request = prepared.request === 'serialized' ? {} : prepared.request === 'not-an-object' ? null : parseObject(call.requestBody);
   const exception = call.exception ?? null;
   let status = call.statusCode;
   let response: JsonObject | null = null;
@@ -95,7 +106,7 @@ export function buildExchange(call: ObservedCall): JsonObject {
     if (body.length) {
       let parsed: JsonValue | null = null;
       try {
-        parsed = call.streaming ? reassemble(call.dialect, body) : parseObject(body);
+        parsed = call.streaming ? reassemble(call.dialect, body) : prepared.response === 'serialized' ? {} : parseObject(body);
       } catch {
         parsed = null;
       }

@@ -773,9 +773,40 @@ function writeValue(v: JsonValue | undefined, out: string[], depth: number): voi
 
 /** orjson.dumps as text: compact, raw non-ASCII, NaN/Infinity as null. Throws JsonSerializeError. */
 export function serialize(v: JsonValue): string {
+  return serializeAtDepth(v, 0);
+}
+
+/** serialize() of a value that will sit `depth` containers deep in the document (the depth limit counts). */
+export function serializeAtDepth(v: JsonValue, depth: number): string {
   const out: string[] = [];
-  writeValue(v, out, 0);
+  writeValue(v, out, depth);
   return out.join('');
+}
+
+/**
+ * serialize(obj) as UTF-8 bytes, where the top-level values under the keys of `preserialized` are replaced by
+ * the given bytes, which must already be their serialization (see canonical.ts). `suffix` is appended.
+ */
+export function serializeWithPreserialized(obj: JsonObject, preserialized: Readonly<Record<string, Uint8Array>>, suffix = ''): Buffer {
+  const parts: Uint8Array[] = [];
+  let out: string[] = ['{'];
+  let first = true;
+  for (const key of keysOf(obj)) {
+    const item = obj[key];
+    if (item === undefined) continue;
+    if (!first) out.push(',');
+    first = false;
+    if (!key.isWellFormed()) throw new JsonSerializeError('str is not valid UTF-8: surrogates not allowed');
+    out.push(JSON.stringify(key), ':');
+    const bytes = Object.hasOwn(preserialized, key) ? preserialized[key] : undefined;
+    if (bytes) {
+      parts.push(Buffer.from(out.join(''), 'utf8'), bytes);
+      out = [];
+    } else writeValue(item, out, 1);
+  }
+  out.push('}', suffix);
+  parts.push(Buffer.from(out.join(''), 'utf8'));
+  return Buffer.concat(parts);
 }
 
 /** A Python float with the value of a JS number (whole values keep their `.0`). */

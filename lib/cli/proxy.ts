@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { createCaptureHandler } from '../proxy/handler';
 import { parseUpstreamUrl, UpstreamUrlError } from '../proxy/upstream';
 import { UsageError, type CliIO } from './io';
-import { isLoopbackHost } from './serve';
+import { isLoopbackHost } from './hosts';
 
 const HELP = `usage: callscope proxy --upstream URL --capture-dir DIR [--port 8001] [--host 127.0.0.1]
                        [--model-server-name NAME] [--timeout SECONDS] [--allow-remote]

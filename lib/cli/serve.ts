@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { isLoopbackHost } from './hosts';
 import { UsageError, type CliIO } from './io';
 import { parsePathSpec } from '../index/discovery';
 import { makeGuard } from '../server/guard';
@@ -23,10 +24,6 @@ With --upstream, also captures calls sent to /ng-rollout/<id>/v1/... into the fi
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SOURCE_DIRS = ['app', 'components', 'lib'];
 const SOURCE_FILES = ['next.config.mjs', 'package.json', 'tsconfig.json'];
-
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
 
 async function newestMtime(p: string): Promise<number> {
   const st = await fsp.stat(p).catch(() => null);

@@ -109,6 +109,7 @@ export function createCaptureHandler(options: CaptureHandlerOptions): CaptureHan
     const observation = capturing && store ? new CallObservation(route.dialect!, modelServerName) : null;
     const capture = observation ? { store: store!, rolloutId: route.rolloutId!, observation, warn } : null;
     const relay = new Relay(res, upstream.origin, capture, track);
+    if (observation) req.once('end', () => observation.requestComplete());
     relay.attach(forward(upstream, req, route.pathAndQuery, relay, observation?.addRequestChunk));
   };
 

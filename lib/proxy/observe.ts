@@ -8,9 +8,11 @@
 // TTFT is taken when the first non-empty body chunk arrives from the upstream and is handed on.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { buildExchange, type ObservedException } from '../capture/exchange';
-import type { JsonObject } from '../capture/json';
+import { isCanonicalJsonObject } from '../capture/canonical';
+import { buildExchange, parseObject, type ObservedCall, type ObservedException, type PreparedBodies } from '../capture/exchange';
+import { serializeAtDepth, type JsonObject } from '../capture/json';
 import { TerminalScanner, type Dialect } from '../capture/sse';
+import { serializeExchange } from '../capture/store';
 import { decodeBody, StreamDecoder } from './decode';
 import { contentCodings, firstHeader } from './headers';
 
@@ -25,6 +27,16 @@ export function newModelCallId(): string {
 
 function concat(chunks: Buffer[]): Buffer {
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+interface PreparedRequest {
+  /** How many request chunks it was prepared from (more may arrive after an early response). */
+  chunks: number;
+  body: Buffer;
+  /** The request's serialization in the line, or null when the body is not a JSON object. */
+  serialized: Uint8Array | null;
+  /** Why the request cannot be serialized (the line then fails, as serializeExchange would). */
+  error: Error | null;
 }
 
 export class CallObservation {
@@ -112,10 +124,66 @@ export class CallObservation {
 
   /** The exchange line's object (spec §2); `exception` for a transport failure or a client that went away. */
   async exchange(exception: ObservedException | null = null): Promise<JsonObject> {
+    return buildExchange(await this.observed(exception));
+  }
+
+  /**
+   * The serialized line (`serializeExchange(await this.exchange(exception))`, byte for byte). The request's
+   * part is usually ready (see requestComplete); a response body that is already canonical JSON goes in as
+   * it is. Throws JsonSerializeError like serializeExchange.
+   */
+  async line(exception: ObservedException | null = null): Promise<Buffer> {
+    const request = this.preparedRequest();
+    if (request.error) throw request.error;
+    const call = await this.observed(exception);
+    const preserialized: Record<string, Uint8Array> = {};
+    const prepared: PreparedBodies = {};
+    if (request.serialized) {
+      preserialized.request = request.serialized;
+      prepared.request = 'serialized';
+    } else prepared.request = 'not-an-object';
+    if (!exception && !call.streaming && isCanonicalJsonObject(call.responseBody)) {
+      preserialized.response = call.responseBody;
+      prepared.response = 'serialized';
+    }
+    return serializeExchange(buildExchange(call, prepared), preserialized);
+  }
+
+  /**
+   * The request body has been read in full: its part of the line (a lossless parse and re-serialization,
+   * unless the body is canonical already) is prepared now, while the upstream works, rather than after the
+   * response, whose last bytes wait for the line.
+   */
+  requestComplete(): void {
+    setImmediate(() => this.preparedRequest());
+  }
+
+  private request: PreparedRequest | null = null;
+
+  private preparedRequest(): PreparedRequest {
+    if (this.request && this.request.chunks === this.requestChunks.length) return this.request;
+    const body = concat(this.requestChunks.length ? this.requestChunks : [Buffer.alloc(0)]);
+    const request: PreparedRequest = { chunks: this.requestChunks.length, body, serialized: null, error: null };
+    if (isCanonicalJsonObject(body)) request.serialized = body;
+    else {
+      const value = parseObject(body);
+      // Depth 1: the request sits inside the exchange object, and the serializer's depth limit counts it.
+      if (value) {
+        try {
+          request.serialized = Buffer.from(serializeAtDepth(value, 1), 'utf8');
+        } catch (error) {
+          request.error = error as Error;
+        }
+      }
+    }
+    return (this.request = request);
+  }
+
+  private async observed(exception: ObservedException | null): Promise<ObservedCall> {
     this.stop();
     this.decoder?.close();
     const { completedAt, latencyMs } = this.stopped!;
-    return buildExchange({
+    return {
       modelCallId: this.modelCallId,
       dialect: this.dialect,
       modelServerName: this.modelServerName,
@@ -124,11 +192,11 @@ export class CallObservation {
       latencyMs,
       ttftMs: this.ttftMs,
       statusCode: this.statusCode,
-      requestBody: concat(this.requestChunks.length ? this.requestChunks : [Buffer.alloc(0)]),
+      requestBody: this.preparedRequest().body,
       responseBody: await this.capturedBody(),
       streaming: this.streamingBody,
       terminal: this.scanner?.terminal ?? null,
       exception,
-    });
+    };
   }
 }

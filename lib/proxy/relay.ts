@@ -145,15 +145,15 @@ export class Relay implements ForwardSink {
     const { store, rolloutId, observation, warn } = this.capture!;
     if (this.pending) await this.pending;
     await this.forwarding?.readRestOfRequest(REQUEST_REST_LIMIT_MS);
-    let exchange;
+    let line;
     try {
-      exchange = await observation.exchange(exception);
+      line = await observation.line(exception);
     } catch (error) {
       warn(`capture of call ${observation.modelCallId} in rollout ${rolloutId} failed: ${(error as Error).message}`);
       await markIncomplete(store.root, rolloutId).catch(() => undefined);
       return;
     }
-    const result = await store.record(rolloutId, exchange);
+    const result = await store.record(rolloutId, line);
     if (!result.ok) {
       warn(`capture write for rollout ${rolloutId} failed (${result.error.message}); the call went through, the rollout is marked incomplete`);
     }
