@@ -2,7 +2,8 @@
 //
 // Interop with NeMo Gym's Python writers and readers on the same files needs BSD flock (fcntl locks do not
 // exclude flock locks on Linux), so locking goes through fs-ext, whose async flock runs on libuv's thread
-// pool: a held lock never blocks the event loop. Writes are one `write` of the whole line, then fsync.
+// pool: a held lock never blocks the event loop. Writes are one `O_SYNC` write of the whole batch of lines
+// (write + fsync in one call).
 // Lines are read as bytes in chunks, so neither a whole file nor a long line ever becomes one JS string.
 import fs, { promises as fsp, constants as fsc } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
