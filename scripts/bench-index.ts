@@ -693,8 +693,15 @@ async function childWatcher(p: ChildParams) {
   const { IndexWatcher } = await import('../lib/index/watcher');
   const { watch } = await import('node:fs');
   const dir = captureDirsOf(p.corpus!)[0];
+  const { discoverRuns } = await import('../lib/index/discovery');
+  const { EventEmitter } = await import('node:events');
   const seen: { file: string; at: number }[] = [];
-  const fake = { specs: [{ path: p.corpus! }], refreshPaths: async (paths: Set<string>) => void paths.forEach((f) => seen.push({ file: f, at: now() })) };
+  const sources = await discoverRuns([{ path: p.corpus! }]);
+  const fake = Object.assign(new EventEmitter(), {
+    specs: [{ path: p.corpus! }],
+    listRunSources: () => sources,
+    refreshPaths: async (paths: Set<string>) => void paths.forEach((f) => seen.push({ file: f, at: now() })),
+  });
   const rss0 = process.memoryUsage().rss;
   const t0 = now();
   const watcher = new IndexWatcher(fake as never);
@@ -1426,6 +1433,8 @@ async function main(): Promise<void> {
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       'no-server': { type: 'boolean', default: false },
+      index: { type: 'string' },
+      skip: { type: 'string', default: '' },
     },
     strict: true,
   });
@@ -1443,7 +1452,10 @@ async function main(): Promise<void> {
     profile: values.profile!,
     keep: values.keep!,
     server: !values['no-server'],
+    index: values.index ? path.resolve(values.index) : null,
+    skip: new Set(values.skip!.split(',').filter(Boolean)),
   };
+  for (const part of args.skip) if (!['query', 'huge', 'server', 'watcher', 'live'].includes(part)) throw new Error(`--skip ${part}: not one of query, huge, server, watcher, live`);
   for (const [k, v] of Object.entries(args)) if (typeof v === 'number' && !(v > 0)) throw new Error(`--${k.replace('_', '-')} must be a positive number`);
   const started = now();
   const report: Record<string, any> = { benchmark: 'index', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args };
@@ -1454,50 +1466,51 @@ async function main(): Promise<void> {
     report.corpus = { dir: args.corpus, ...(await ensureCorpus(args.corpus, args)), ...corpusStats(args.corpus) };
     step(`corpus: ${fmtBytes(report.corpus.bytes)} in ${report.corpus.files} files${report.corpus.reused ? ' (reused)' : ''}`);
 
-    // I1: baseline, ingest, baseline.
-    const indexDir = path.join(work, 'index');
-    step('I1 baseline (read + JSON.parse of every line), 1 of 2');
-    const b1 = await runChild('baseline', { corpus: args.corpus });
-    step('I1 cold ingest (CallscopeIndex.open + refresh into a fresh index dir)');
-    const profDir = path.join(path.dirname(args.corpus), 'bench-prof');
-    const ingest = await runChild('ingest', { corpus: args.corpus, indexDir }, args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
-    step('I1 baseline, 2 of 2');
-    const b2 = await runChild('baseline', { corpus: args.corpus });
-    const k = Math.max(1, Math.round(report.corpus.files / 5000));
-    step(`I1 diagnosis: where ingest time goes, on a 1/${k} sample`);
-    const sampleDir = path.join(work, 'sample');
-    const sample = makeSample(args.corpus, sampleDir, k);
-    const breakdown = await runChild('breakdown', { sample: sampleDir, indexDir: path.join(work, 'sample-index') });
-    rmSync(sampleDir, { recursive: true, force: true });
-    const run = ingest.runs.find((r: any) => r.id === 'bench') ?? ingest.runs[0];
-    const ingestBytes = run.progress.bytes_read as number;
-    const calls = run.totals.calls as number;
-    const baseWall = (b1.read_split_parse.wall_ms + b2.read_split_parse.wall_ms) / 2;
-    const baseCpu = (b1.read_split_parse.cpu_ms + b2.read_split_parse.cpu_ms) / 2;
-    report.i1 = {
-      ingest,
-      breakdown: { sample_every: k, ...sample, ...breakdown },
-      baseline: [b1, b2],
-      bytes: ingestBytes,
-      baseline_bytes: b1.read_split_parse.bytes,
-      calls,
-      ingest_mb_s: round(ingestBytes / MB / (ingest.wall_ms / 1000)),
-      ingest_calls_s: round(calls / (ingest.wall_ms / 1000)),
-      baseline_mb_s: round(b1.read_split_parse.bytes / MB / (baseWall / 1000)),
-      baseline_calls_s: round(calls / (baseWall / 1000)),
-      ratio_wall: round(baseWall / ingest.wall_ms * (ingestBytes / b1.read_split_parse.bytes)),
-      ratio_cpu: round(baseCpu / ingest.cpu_ms * (ingestBytes / b1.read_split_parse.bytes)),
-    };
-    report.i4_disk = {
-      bytes: ingest.disk.sqlite + ingest.disk.wal,
-      per_call: round((ingest.disk.sqlite + ingest.disk.wal) / calls, 1),
-      ...ingest.disk,
-      objects: ingest.objects,
-    };
+    // I1: baseline, ingest, baseline (skipped with --index DIR: an index this script built before, reused).
+    const indexDir = args.index ?? path.join(work, 'index');
+    if (!args.index) {
+      step('I1 baseline (read + JSON.parse of every line), 1 of 2');
+      const b1 = await runChild('baseline', { corpus: args.corpus });
+      step('I1 cold ingest (CallscopeIndex.open + refresh into a fresh index dir)');
+      const profDir = path.join(path.dirname(args.corpus), 'bench-prof');
+      const ingest = await runChild('ingest', { corpus: args.corpus, indexDir }, args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+      step('I1 baseline, 2 of 2');
+      const b2 = await runChild('baseline', { corpus: args.corpus });
+      const k = Math.max(1, Math.round(report.corpus.files / 5000));
+      step(`I1 diagnosis: where ingest time goes, on a 1/${k} sample`);
+      const sampleDir = path.join(work, 'sample');
+      const sample = makeSample(args.corpus, sampleDir, k);
+      const breakdown = await runChild('breakdown', { sample: sampleDir, indexDir: path.join(work, 'sample-index') });
+      rmSync(sampleDir, { recursive: true, force: true });
+      const run = ingest.runs.find((r: any) => r.id === 'bench') ?? ingest.runs[0];
+      const ingestBytes = run.progress.bytes_read as number;
+      const calls = run.totals.calls as number;
+      const baseWall = (b1.read_split_parse.wall_ms + b2.read_split_parse.wall_ms) / 2;
+      const baseCpu = (b1.read_split_parse.cpu_ms + b2.read_split_parse.cpu_ms) / 2;
+      report.i1 = {
+        ingest,
+        breakdown: { sample_every: k, ...sample, ...breakdown },
+        baseline: [b1, b2],
+        bytes: ingestBytes,
+        baseline_bytes: b1.read_split_parse.bytes,
+        calls,
+        ingest_mb_s: round(ingestBytes / MB / (ingest.wall_ms / 1000)),
+        ingest_calls_s: round(calls / (ingest.wall_ms / 1000)),
+        baseline_mb_s: round(b1.read_split_parse.bytes / MB / (baseWall / 1000)),
+        baseline_calls_s: round(calls / (baseWall / 1000)),
+        ratio_wall: round(baseWall / ingest.wall_ms * (ingestBytes / b1.read_split_parse.bytes)),
+        ratio_cpu: round(baseCpu / ingest.cpu_ms * (ingestBytes / b1.read_split_parse.bytes)),
+      };
+      report.i4_disk = {
+        bytes: ingest.disk.sqlite + ingest.disk.wal,
+        per_call: round((ingest.disk.sqlite + ingest.disk.wal) / calls, 1),
+        ...ingest.disk,
+        objects: ingest.objects,
+      };
+    }
 
     step('I2 warm restart, A1 pages, A2 compare, raw by id, RSS (query child)');
-    const query = await runChild('query', { corpus: args.corpus, indexDir, seed: args.seed, reps: args.reps, coldReps: quick ? 2 : 3 });
-    report.query = query;
+    if (!args.skip.has('query')) report.query = await runChild('query', { corpus: args.corpus, indexDir, seed: args.seed, reps: args.reps, coldReps: quick ? 2 : 3 });
 
     step(`I5 huge line (${args.huge_mb} MiB)`);
     const hugeRoot = path.join(work, 'huge-corpus');
@@ -1512,16 +1525,20 @@ async function main(): Promise<void> {
         step('I5/A3 through `callscope serve` (raw and call routes)');
         report.i5.server = await serverHuge(huge, path.join(work, 'huge-index-serve'), hugeRes.body.bytes);
         step('I2/I3/I4 through `callscope serve` over the corpus');
-        report.server = await serverCorpus(args.corpus, indexDir, { rate: args.live_rate, seconds: args.live_seconds, seed: args.seed, reps: Math.min(args.reps, 20) });
+        if (!args.skip.has('server')) report.server = await serverCorpus(args.corpus, indexDir, { rate: args.live_rate, seconds: args.live_seconds, seed: args.seed, reps: Math.min(args.reps, 20) });
       } catch (err) {
         report.server_error = String((err as Error).message ?? err).slice(0, 4000);
         process.stderr.write(`bench: the parts through \`callscope serve\` failed; continuing without them\n${report.server_error}\n`);
       }
     }
-    step('I3 diagnosis: the IndexWatcher alone over the corpus');
-    report.i3_watcher = await runChild('watcher', { corpus: args.corpus });
-    step('I3 in-process (CallscopeIndex + IndexWatcher, polling listRollouts)');
-    report.i3_inprocess = await runChild('live', { corpus: args.corpus, indexDir, seed: args.seed, live: { rate: args.live_rate, seconds: args.live_seconds } });
+    if (!args.skip.has('watcher')) {
+      step('I3 diagnosis: the IndexWatcher alone over the corpus');
+      report.i3_watcher = await runChild('watcher', { corpus: args.corpus });
+    }
+    if (!args.skip.has('live')) {
+      step('I3 in-process (CallscopeIndex + IndexWatcher, polling listRollouts)');
+      report.i3_inprocess = await runChild('live', { corpus: args.corpus, indexDir, seed: args.seed, live: { rate: args.live_rate, seconds: args.live_seconds } });
+    }
   } finally {
     cleanLive(args.corpus);
     if (!args.keep) rmSync(work, { recursive: true, force: true });
@@ -1557,16 +1574,16 @@ function verdict(ok: boolean): string {
 function tableRows(r: Record<string, any>): Row[] {
   const rows: Row[] = [];
   const i1 = r.i1;
-  rows.push({
+  if (i1) rows.push({
     id: 'I1',
     figure: `ingest ${i1.ingest_mb_s} MB/s, ${Math.round(i1.ingest_calls_s)} calls/s; JSON.parse baseline ${i1.baseline_mb_s} MB/s (same run)`,
     target: '≥ 2× JSON.parse',
     result: `${i1.ratio_wall}× wall, ${i1.ratio_cpu}× cpu: ${verdict(i1.ratio_wall >= 2)}`,
   });
   const q = r.query;
-  const i2 = q.i2;
-  const noReread = i2.progress_after_refresh.bytes_read === 0 && i2.progress_after_refresh.files_read === 0;
-  rows.push({
+  const i2 = q?.i2;
+  const noReread = i2?.progress_after_refresh.bytes_read === 0 && i2?.progress_after_refresh.files_read === 0;
+  if (q) rows.push({
     id: 'I2',
     figure: `open → runs + first page ${i2.first_answer_ms} ms (full warm pass ${Math.round(i2.full_refresh_ms)} ms, ${i2.progress_after_refresh.bytes_read} B re-read)`,
     target: '≤ 2 s, 0 B re-read',
@@ -1601,12 +1618,12 @@ function tableRows(r: Record<string, any>): Row[] {
     });
   }
   const d = r.i4_disk;
-  rows.push({ id: 'I4 disk', figure: `${d.per_call} B/call (${fmtBytes(d.bytes)} for ${i1.calls} calls, after checkpoint)`, target: '≤ 300 B/call', result: verdict(d.per_call <= 300) });
-  const qm = q.memory;
+  if (d) rows.push({ id: 'I4 disk', figure: `${d.per_call} B/call (${fmtBytes(d.bytes)} for ${i1.calls} calls, after checkpoint)`, target: '≤ 300 B/call', result: verdict(d.per_call <= 300) });
+  const qm = q?.memory ?? { rss: 0, max_rss_bytes: 0 };
   const rss = qm.rss;
   rows.push({
     id: 'I4 RSS',
-    figure: `query process ${fmtBytes(rss)} RSS (peak ${fmtBytes(qm.max_rss_bytes)}) after all queries${r.server ? `; serve ${fmtBytes(r.server.memory_after_live.rss_kb * 1024)} (peak ${fmtBytes(r.server.memory_after_live.hwm_kb * 1024)})` : ''}`,
+    figure: `${q ? `query process ${fmtBytes(rss)} RSS (peak ${fmtBytes(qm.max_rss_bytes)}) after all queries` : '(query child skipped)'}${r.server ? `; serve ${fmtBytes(r.server.memory_after_live.rss_kb * 1024)} (peak ${fmtBytes(r.server.memory_after_live.hwm_kb * 1024)})` : ''}`,
     target: '≤ 500 MB',
     result: verdict(rss <= 500 * MB && (!r.server || r.server.memory_after_live.rss_kb * 1024 <= 500 * MB)),
   });
@@ -1618,6 +1635,7 @@ function tableRows(r: Record<string, any>): Row[] {
     target: 'indexed + served, no whole-line string',
     result: verdict(hugeOk),
   });
+  if (!q) return rows;
   let worst = 0;
   let worstName = '';
   let worstAll = 0;

@@ -106,11 +106,10 @@ export class Ingestor {
     let fold = this.folds.get(pk);
     if (!fold || fold.upTo !== appended.from) {
       fold = new RolloutFold();
-      fold.addFromDb(this.db, pk, 0);
+      fold.addFromDb(this.db, pk, 0, appended.to);
     } else {
-      fold.addFromDb(this.db, pk, appended.from);
+      fold.addFromDb(this.db, pk, appended.from, appended.to);
     }
-    fold.upTo = appended.to;
     fold.write(this.db, pk, hasCaptureDir);
     this.folds.set(pk, fold);
   }

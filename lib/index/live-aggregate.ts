@@ -71,10 +71,15 @@ export class RolloutFold {
     if (r[11] !== null) this.completedAt = this.completedAt === null ? r[11] : Math.max(this.completedAt, r[11]);
   }
 
-  /** Folds in the rollout's calls with call_index >= from, in call_index order. */
-  addFromDb(db: Database.Database, pk: number, from: number): void {
-    const rows = db.prepare(`SELECT ${AGG_COLUMNS} FROM calls WHERE rollout_pk = ? AND call_index >= ? ORDER BY call_index`).raw().all(pk, from) as Row[];
+  /**
+   * Folds in the rollout's calls with from <= call_index < to, in call_index order, and moves upTo there. The
+   * bound matters: a concurrent full pass may already have stored calls past `to`, which a later append
+   * starting at `to` will bring.
+   */
+  addFromDb(db: Database.Database, pk: number, from: number, to: number): void {
+    const rows = db.prepare(`SELECT ${AGG_COLUMNS} FROM calls WHERE rollout_pk = ? AND call_index >= ? AND call_index < ? ORDER BY call_index`).raw().all(pk, from, to) as Row[];
     for (const r of rows) this.add(r);
+    this.upTo = to;
   }
 
   /** Writes the aggregates to the rollout's row, with the gaps and mismatch rules of `recomputeRollout`. */

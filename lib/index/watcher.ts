@@ -6,7 +6,8 @@
 // given a capture dir of 100,000 files it would otherwise stat and watch every file (measured at 1M calls:
 // 19.5 s to be ready, +394 MiB RSS, 100,004 inotify watches, 7 s before a new file reached the ingest),
 // while the directory watch sees the same writes in a few ms. A new run (a path no run owns) triggers
-// discovery, after which its capture dir gets its own watch before the pass that ingests it.
+// discovery, after which its capture dir gets its own watch before the pass that ingests it (chokidar keeps
+// watching the files that dir held when it was discovered; later ones it ignores).
 import chokidar, { type FSWatcher } from 'chokidar';
 import { watch, type FSWatcher as DirWatcher } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,7 @@ export class IndexWatcher {
   private timer: NodeJS.Timeout | null = null;
   private draining: Promise<void> | null = null;
   private closed = false;
+  private isReady: Promise<void> = Promise.resolve();
   private readonly onRuns = () => this.watchCaptureDirs();
 
   constructor(private readonly index: CallscopeIndex) {}
@@ -39,13 +41,22 @@ export class IndexWatcher {
       ignored: (file, stats) => {
         const base = path.basename(file);
         if (base === 'node_modules' || base === '.git' || base === '.callscope') return true;
-        // Capture files are the directory watches' job; a known capture dir is not even listed.
-        if (isCaptureName(base) || this.dirs.has(path.resolve(file))) return true;
+        // A known capture dir is the directory watch's job and is not even listed. A capture file elsewhere
+        // (a dir that holds no run yet) is what makes discovery find a new run.
+        const resolved = path.resolve(file);
+        if (this.dirs.has(resolved) || (isCaptureName(base) && this.dirs.has(path.dirname(resolved)))) return true;
         return stats?.isFile() === true && !base.endsWith('.jsonl');
       },
     });
     const onChange = (file: string) => this.add(path.resolve(file));
     this.watcher.on('add', onChange).on('change', onChange).on('unlink', onChange).on('addDir', onChange).on('unlinkDir', onChange);
+    const watcher = this.watcher;
+    this.isReady = new Promise((resolve) => watcher.once('ready', () => resolve()));
+  }
+
+  /** Resolves once chokidar has listed the roots: from then on a new run's first file is seen. */
+  ready(): Promise<void> {
+    return this.isReady;
   }
 
   /** One directory watch per capture dir the index knows; dirs that went away lose theirs. */

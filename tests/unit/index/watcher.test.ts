@@ -27,6 +27,7 @@ describe('IndexWatcher', () => {
     await index.refresh();
     const watcher = new IndexWatcher(index);
     watcher.start();
+    await watcher.ready();
     const calls = (run: string) => index.listRuns().find((r) => r.id === run)?.totals.calls ?? 0;
     const rollout = (run: string, key: string) => index.rollout(run, key)?.num_calls ?? 0;
     try {
@@ -47,6 +48,28 @@ describe('IndexWatcher', () => {
       await until(() => calls('run2') === 2);
       writeFileSync(path.join(other, '1-0.capture.jsonl'), line(makeExchange({ model_call_id: 'm3' })));
       await until(() => calls('run2') === 3);
+    } finally {
+      await watcher.close();
+      index.close();
+    }
+  }, 60_000);
+});
+
+describe('IndexWatcher over an empty capture dir', () => {
+  it('the first capture file written into a served dir that holds no run yet makes a run', async () => {
+    const captures = path.join(tmp, 'empty', 'captures');
+    mkdirSync(captures, { recursive: true });
+    const index = await CallscopeIndex.open([{ path: captures }], path.join(tmp, 'empty', '.idx'));
+    await index.refresh();
+    const watcher = new IndexWatcher(index);
+    watcher.start();
+    await watcher.ready();
+    try {
+      expect(index.listRuns()).toEqual([]);
+      writeFileSync(path.join(captures, 'up-1.capture.jsonl'), line(makeExchange({ model_call_id: 'u1' })));
+      await until(() => index.listRuns()[0]?.totals.calls === 1);
+      appendFileSync(path.join(captures, 'up-1.capture.jsonl'), line(makeExchange({ model_call_id: 'u2' })));
+      await until(() => index.listRuns()[0]?.totals.calls === 2);
     } finally {
       await watcher.close();
       index.close();
