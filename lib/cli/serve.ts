@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { UsageError, type CliIO } from './io';
 import { parsePathSpec } from '../index/discovery';
-import { makeDirectRoutes } from '../server/direct-routes';
+import { makeDirectRoutes, warmDirectRoutes } from '../server/direct-routes';
 import { makeGuard } from '../server/guard';
 import { setInstance, startInstance, type Instance } from '../server/instance';
 
@@ -165,6 +165,7 @@ async function listenAndServe(
   actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   io.stdout.write(`callscope: serving ${paths.join(', ')} on http://${shownHost}:${actualPort}\n`);
+  warmDirectRoutes();
   await new Promise<void>((resolve) => {
     const stop = () => server.close(() => resolve());
     process.once('SIGINT', stop);
