@@ -68,6 +68,22 @@ export class Ingestor {
 
   /** Ingests every file of a run that changed since the last ingest. */
   async ingestRun(runNo: number, run: RunSource, stats: IngestStats, only?: Set<string>): Promise<void> {
+    // The live path writes a batch of changed files in one transaction: one WAL commit instead of three per
+    // file. Other work on this connection while it awaits the disk (a concurrent full pass's transactions
+    // become savepoints; reads see the batch) is committed with it.
+    if (!only || this.db.inTransaction) return this.ingestRunFiles(runNo, run, stats, only);
+    this.db.exec('BEGIN');
+    try {
+      await this.ingestRunFiles(runNo, run, stats, only);
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.folds.clear();
+      throw err;
+    }
+  }
+
+  private async ingestRunFiles(runNo: number, run: RunSource, stats: IngestStats, only?: Set<string>): Promise<void> {
     for (const [file, kind] of [
       [run.rolloutsFile, 'rollouts'],
       [run.failuresFile, 'failures'],

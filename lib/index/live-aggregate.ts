@@ -17,6 +17,26 @@ type Row = [
   startedAt: number | null, completedAt: number | null,
 ];
 
+const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
+
+function prepare(db: Database.Database) {
+  return {
+    calls: db.prepare(`SELECT ${AGG_COLUMNS} FROM calls WHERE rollout_pk = ? AND call_index >= ? AND call_index < ? ORDER BY call_index`).raw(),
+    rollout: db.prepare('SELECT capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
+    update: db.prepare(
+      `UPDATE rollouts SET num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?,
+        latency_sum = ?, latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?,
+        error_categories = ?, started_at = ?, completed_at = ?, mismatch = ? WHERE pk = ?`,
+    ),
+  };
+}
+
+function stmts(db: Database.Database) {
+  let s = statements.get(db);
+  if (!s) statements.set(db, (s = prepare(db)));
+  return s;
+}
+
 const add = (s: number | null, v: number | null) => (v === null ? s : (s ?? 0) + v);
 
 function insertSorted(a: number[], v: number): void {
@@ -77,14 +97,14 @@ export class RolloutFold {
    * starting at `to` will bring.
    */
   addFromDb(db: Database.Database, pk: number, from: number, to: number): void {
-    const rows = db.prepare(`SELECT ${AGG_COLUMNS} FROM calls WHERE rollout_pk = ? AND call_index >= ? AND call_index < ? ORDER BY call_index`).raw().all(pk, from, to) as Row[];
+    const rows = stmts(db).calls.all(pk, from, to) as Row[];
     for (const r of rows) this.add(r);
     this.upTo = to;
   }
 
   /** Writes the aggregates to the rollout's row, with the gaps and mismatch rules of `recomputeRollout`. */
   write(db: Database.Database, pk: number, hasCaptureDir: boolean): void {
-    const r = db.prepare('SELECT capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?').get(pk) as {
+    const r = stmts(db).rollout.get(pk) as {
       capture_file: number | null;
       marker: number;
       unreadable: number;
@@ -106,11 +126,7 @@ export class RolloutFold {
     const n = this.ttfts.length;
     const ttftP50 = n === 0 ? null : n % 2 ? this.ttfts[n >> 1] : (this.ttfts[(n >> 1) - 1] + this.ttfts[n >> 1]) / 2;
     const tags = (set: Set<string>) => (set.size ? `|${[...set].sort().join('|')}|` : null);
-    db.prepare(
-      `UPDATE rollouts SET num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?,
-        latency_sum = ?, latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?,
-        error_categories = ?, started_at = ?, completed_at = ?, mismatch = ? WHERE pk = ?`,
-    ).run(
+    stmts(db).update.run(
       this.calls, ...this.tokens, latencySum, this.latencyMax, ttftP50, this.errors, JSON.stringify(gaps), gaps.length,
       tags(this.servers), tags(this.dialects), tags(this.errorCategories), this.startedAt, this.completedAt, mismatch, pk,
     );
