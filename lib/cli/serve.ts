@@ -157,6 +157,9 @@ async function listenAndServe(
     );
   });
   server.requestTimeout = 0;
+  // Idle keep-alive sockets outlive the clients' own timeout (undici: 4 s), so that a client never sends a
+  // request on a socket the server is closing at that moment (seen as "other side closed" under load).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);

@@ -39,6 +39,7 @@ export interface IngestStats {
 }
 
 const BATCH_LINES = 2000;
+const LIVE_FILES_AT_ONCE = 8;
 
 export class Ingestor {
   private readonly stmt;
@@ -211,13 +212,21 @@ export class Ingestor {
       if (id && isStoreRolloutId(id)) ids.add(id);
     }
     const vanished = new Map<string, boolean>();
-    for (const id of ids) {
-      const capture = path.join(dir, id + '.capture.jsonl');
-      const marker = await fsp.stat(path.join(dir, id + INCOMPLETE_SUFFIX)).then(() => true, () => false);
-      const exists = await fsp.stat(capture).then(() => true, () => false);
-      if (exists) await this.ingestCaptureFile(runNo, capture, id, marker, stats);
-      else vanished.set(id, marker);
-    }
+    // A few files at a time, so that their stats and reads overlap: each file is its own rollout, and the
+    // statements of one file run synchronously between awaits.
+    const queue = [...ids];
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        const capture = path.join(dir, id + '.capture.jsonl');
+        const [marker, exists] = await Promise.all([
+          fsp.stat(path.join(dir, id + INCOMPLETE_SUFFIX)).then(() => true, () => false),
+          fsp.stat(capture).then(() => true, () => false),
+        ]);
+        if (exists) await this.ingestCaptureFile(runNo, capture, id, marker, stats);
+        else vanished.set(id, marker);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIVE_FILES_AT_ONCE, queue.length) }, worker));
     if (!vanished.size) return;
     // One pass over the run's file rows for all the files that went away (an `rm` of many at once).
     await this.dropVanishedCaptureFiles(runNo, dir, new Set(this.presentIds(runNo, new Set(vanished.keys()))), stats);
