@@ -55,8 +55,9 @@ export class Ingestor {
       resetFile: db.prepare('UPDATE files SET offset = 0, next_line = 1, next_call_index = 0, unreadable = 0, pending = 0 WHERE id = ?'),
       rolloutByKey: db.prepare('SELECT pk FROM rollouts WHERE run_no = ? AND key = ?'),
       insertRollout: db.prepare("INSERT INTO rollouts (run_no, key, rollout_id, source) VALUES (?, ?, ?, 'capture')"),
-      deleteCallsOfFile: db.prepare('DELETE FROM calls WHERE file_id = ?'),
-      rolloutsOfFile: db.prepare('SELECT DISTINCT rollout_pk FROM calls WHERE file_id = ?'),
+      // A capture file's calls are its rollout's: scoped by rollout_pk they are a range of the primary key,
+      // where `file_id = ?` alone scans every call (25 s for 50 deleted files at 1M calls).
+      deleteCallsOfCaptureFile: db.prepare('DELETE FROM calls WHERE rollout_pk = ? AND file_id = ?'),
       insertCall: db.prepare(`INSERT OR REPLACE INTO calls (rollout_pk, call_index, run_no, model_call_id, response_id, file_id, line_offset, line_length,
         req_off, req_len, resp_off, resp_len, model_server, model, dialect, status_code, response_status, finish_reason, error_category,
         started_at, completed_at, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, cache_creation_tokens, cache_hit,
@@ -246,11 +247,10 @@ export class Ingestor {
     const rows = this.db.prepare("SELECT * FROM files WHERE run_no = ? AND kind = 'capture'").all(runNo) as FileRow[];
     for (const row of rows) {
       if (path.dirname(row.path) !== dir || (row.rollout_id && present.has(row.rollout_id))) continue;
-      for (const r of this.stmt.rolloutsOfFile.all(row.id) as { rollout_pk: number }[]) stats.rolloutsChanged.add(r.rollout_pk);
       const pk = this.rolloutPk(runNo, row.rollout_id!);
       stats.rolloutsChanged.add(pk);
       this.db.transaction(() => {
-        this.stmt.deleteCallsOfFile.run(row.id);
+        this.stmt.deleteCallsOfCaptureFile.run(pk, row.id);
         this.stmt.setCaptureState.run(null, 0, 0, pk);
         this.db.prepare('DELETE FROM files WHERE id = ?').run(row.id);
       })();
@@ -280,7 +280,7 @@ export class Ingestor {
     }
     if (mode === 'reread') {
       this.db.transaction(() => {
-        this.stmt.deleteCallsOfFile.run(row.id);
+        this.stmt.deleteCallsOfCaptureFile.run(pk, row.id);
         this.stmt.resetFile.run(row.id);
       })();
       Object.assign(row, { offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 });
