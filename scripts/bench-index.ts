@@ -1458,7 +1458,7 @@ async function main(): Promise<void> {
   for (const part of args.skip) if (!['query', 'huge', 'server', 'watcher', 'live'].includes(part)) throw new Error(`--skip ${part}: not one of query, huge, server, watcher, live`);
   for (const [k, v] of Object.entries(args)) if (typeof v === 'number' && !(v > 0)) throw new Error(`--${k.replace('_', '-')} must be a positive number`);
   const started = now();
-  const report: Record<string, any> = { benchmark: 'index', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args };
+  const report: Record<string, any> = { benchmark: 'index', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args: { ...args, skip: [...args.skip] } };
   const work = path.join(path.dirname(args.corpus), `bench-work-${process.pid}`);
   mkdirSync(work, { recursive: true });
   const step = (s: string) => process.stderr.write(`bench: ${s} (${((now() - started) / 1000).toFixed(0)} s)\n`);
@@ -1512,18 +1512,22 @@ async function main(): Promise<void> {
     step('I2 warm restart, A1 pages, A2 compare, raw by id, RSS (query child)');
     if (!args.skip.has('query')) report.query = await runChild('query', { corpus: args.corpus, indexDir, seed: args.seed, reps: args.reps, coldReps: quick ? 2 : 3 });
 
-    step(`I5 huge line (${args.huge_mb} MiB)`);
-    const hugeRoot = path.join(work, 'huge-corpus');
-    const [template] = templateLines(args.corpus, 1);
-    const huge = writeHuge(hugeRoot, template, args.huge_mb, args.seed);
-    const heapLimitMb = Math.max(96, Math.min(192, Math.floor(args.huge_mb * 0.75)));
-    const hugeRes = await runChild('huge', { indexDir: path.join(work, 'huge-index'), huge }, [`--max-old-space-size=${heapLimitMb}`]);
-    report.i5 = { huge, heap_limit_flag_mb: heapLimitMb, inprocess: hugeRes };
+    if (!args.skip.has('huge')) {
+      step(`I5 huge line (${args.huge_mb} MiB)`);
+      const hugeRoot = path.join(work, 'huge-corpus');
+      const [template] = templateLines(args.corpus, 1);
+      const huge = writeHuge(hugeRoot, template, args.huge_mb, args.seed);
+      const heapLimitMb = Math.max(96, Math.min(192, Math.floor(args.huge_mb * 0.75)));
+      const hugeRes = await runChild('huge', { indexDir: path.join(work, 'huge-index'), huge }, [`--max-old-space-size=${heapLimitMb}`]);
+      report.i5 = { huge, heap_limit_flag_mb: heapLimitMb, inprocess: hugeRes };
+    }
 
     if (args.server) {
       try {
-        step('I5/A3 through `callscope serve` (raw and call routes)');
-        report.i5.server = await serverHuge(huge, path.join(work, 'huge-index-serve'), hugeRes.body.bytes);
+        if (report.i5) {
+          step('I5/A3 through `callscope serve` (raw and call routes)');
+          report.i5.server = await serverHuge(report.i5.huge, path.join(work, 'huge-index-serve'), report.i5.inprocess.body.bytes);
+        }
         step('I2/I3/I4 through `callscope serve` over the corpus');
         if (!args.skip.has('server')) report.server = await serverCorpus(args.corpus, indexDir, { rate: args.live_rate, seconds: args.live_seconds, seed: args.seed, reps: Math.min(args.reps, 20) });
       } catch (err) {
@@ -1627,6 +1631,10 @@ function tableRows(r: Record<string, any>): Row[] {
     target: '≤ 500 MB',
     result: verdict(rss <= 500 * MB && (!r.server || r.server.memory_after_live.rss_kb * 1024 <= 500 * MB)),
   });
+  if (!r.i5) {
+    if (q) rows.push(...queryRows(q));
+    return rows;
+  }
   const h = r.i5.inprocess;
   const hugeOk = Object.values(h.checks).every(Boolean) && (!r.i5.server || (r.i5.server.raw.sha256_ok && r.i5.server.body.length_ok));
   rows.push({
