@@ -711,8 +711,15 @@ async function childWatcher(p: ChildParams) {
   const { IndexWatcher } = await import('../lib/index/watcher');
   const { watch } = await import('node:fs');
   const dir = captureDirsOf(p.corpus!)[0];
+  const { discoverRuns } = await import('../lib/index/discovery');
+  const { EventEmitter } = await import('node:events');
   const seen: { file: string; at: number }[] = [];
-  const fake = { specs: [{ path: p.corpus! }], refreshPaths: async (paths: Set<string>) => void paths.forEach((f) => seen.push({ file: f, at: now() })) };
+  const sources = await discoverRuns([{ path: p.corpus! }]);
+  const fake = Object.assign(new EventEmitter(), {
+    specs: [{ path: p.corpus! }],
+    listRunSources: () => sources,
+    refreshPaths: async (paths: Set<string>) => void paths.forEach((f) => seen.push({ file: f, at: now() })),
+  });
   const rss0 = process.memoryUsage().rss;
   const t0 = now();
   const watcher = new IndexWatcher(fake as never);
@@ -1446,6 +1453,8 @@ async function main(): Promise<void> {
       'no-server': { type: 'boolean', default: false },
       index: { type: 'string' },
       out: { type: 'string' },
+      skip: { type: 'string', default: '' },
+      'query-only': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -1465,11 +1474,16 @@ async function main(): Promise<void> {
     server: !values['no-server'],
     index: values.index ? path.resolve(values.index) : null,
     out: values.out ?? null,
+    skip: new Set(values.skip!.split(',').filter(Boolean)),
   };
-  if (args.index) return queryOnly(args as typeof args & { index: string });
+  if (values['query-only']) {
+    if (!args.index) throw new Error('--query-only needs --index DIR');
+    return queryOnly(args as typeof args & { index: string });
+  }
+  for (const part of args.skip) if (!['query', 'huge', 'server', 'watcher', 'live'].includes(part)) throw new Error(`--skip ${part}: not one of query, huge, server, watcher, live`);
   for (const [k, v] of Object.entries(args)) if (typeof v === 'number' && !(v > 0)) throw new Error(`--${k.replace('_', '-')} must be a positive number`);
   const started = now();
-  const report: Record<string, any> = { benchmark: 'index', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args };
+  const report: Record<string, any> = { benchmark: 'index', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args: { ...args, skip: [...args.skip] } };
   const work = path.join(path.dirname(args.corpus), `bench-work-${process.pid}`);
   mkdirSync(work, { recursive: true });
   const step = (s: string) => process.stderr.write(`bench: ${s} (${((now() - started) / 1000).toFixed(0)} s)\n`);
@@ -1477,74 +1491,83 @@ async function main(): Promise<void> {
     report.corpus = { dir: args.corpus, ...(await ensureCorpus(args.corpus, args)), ...corpusStats(args.corpus) };
     step(`corpus: ${fmtBytes(report.corpus.bytes)} in ${report.corpus.files} files${report.corpus.reused ? ' (reused)' : ''}`);
 
-    // I1: baseline, ingest, baseline.
-    const indexDir = path.join(work, 'index');
-    step('I1 baseline (read + JSON.parse of every line), 1 of 2');
-    const b1 = await runChild('baseline', { corpus: args.corpus });
-    step('I1 cold ingest (CallscopeIndex.open + refresh into a fresh index dir)');
-    const profDir = path.join(path.dirname(args.corpus), 'bench-prof');
-    const ingest = await runChild('ingest', { corpus: args.corpus, indexDir }, args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
-    step('I1 baseline, 2 of 2');
-    const b2 = await runChild('baseline', { corpus: args.corpus });
-    const k = Math.max(1, Math.round(report.corpus.files / 5000));
-    step(`I1 diagnosis: where ingest time goes, on a 1/${k} sample`);
-    const sampleDir = path.join(work, 'sample');
-    const sample = makeSample(args.corpus, sampleDir, k);
-    const breakdown = await runChild('breakdown', { sample: sampleDir, indexDir: path.join(work, 'sample-index') });
-    rmSync(sampleDir, { recursive: true, force: true });
-    const run = ingest.runs.find((r: any) => r.id === 'bench') ?? ingest.runs[0];
-    const ingestBytes = run.progress.bytes_read as number;
-    const calls = run.totals.calls as number;
-    const baseWall = (b1.read_split_parse.wall_ms + b2.read_split_parse.wall_ms) / 2;
-    const baseCpu = (b1.read_split_parse.cpu_ms + b2.read_split_parse.cpu_ms) / 2;
-    report.i1 = {
-      ingest,
-      breakdown: { sample_every: k, ...sample, ...breakdown },
-      baseline: [b1, b2],
-      bytes: ingestBytes,
-      baseline_bytes: b1.read_split_parse.bytes,
-      calls,
-      ingest_mb_s: round(ingestBytes / MB / (ingest.wall_ms / 1000)),
-      ingest_calls_s: round(calls / (ingest.wall_ms / 1000)),
-      baseline_mb_s: round(b1.read_split_parse.bytes / MB / (baseWall / 1000)),
-      baseline_calls_s: round(calls / (baseWall / 1000)),
-      ratio_wall: round(baseWall / ingest.wall_ms * (ingestBytes / b1.read_split_parse.bytes)),
-      ratio_cpu: round(baseCpu / ingest.cpu_ms * (ingestBytes / b1.read_split_parse.bytes)),
-    };
-    report.i4_disk = {
-      bytes: ingest.disk.sqlite + ingest.disk.wal,
-      per_call: round((ingest.disk.sqlite + ingest.disk.wal) / calls, 1),
-      ...ingest.disk,
-      objects: ingest.objects,
-    };
+    // I1: baseline, ingest, baseline (skipped with --index DIR: an index this script built before, reused).
+    const indexDir = args.index ?? path.join(work, 'index');
+    if (!args.index) {
+      step('I1 baseline (read + JSON.parse of every line), 1 of 2');
+      const b1 = await runChild('baseline', { corpus: args.corpus });
+      step('I1 cold ingest (CallscopeIndex.open + refresh into a fresh index dir)');
+      const profDir = path.join(path.dirname(args.corpus), 'bench-prof');
+      const ingest = await runChild('ingest', { corpus: args.corpus, indexDir }, args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+      step('I1 baseline, 2 of 2');
+      const b2 = await runChild('baseline', { corpus: args.corpus });
+      const k = Math.max(1, Math.round(report.corpus.files / 5000));
+      step(`I1 diagnosis: where ingest time goes, on a 1/${k} sample`);
+      const sampleDir = path.join(work, 'sample');
+      const sample = makeSample(args.corpus, sampleDir, k);
+      const breakdown = await runChild('breakdown', { sample: sampleDir, indexDir: path.join(work, 'sample-index') });
+      rmSync(sampleDir, { recursive: true, force: true });
+      const run = ingest.runs.find((r: any) => r.id === 'bench') ?? ingest.runs[0];
+      const ingestBytes = run.progress.bytes_read as number;
+      const calls = run.totals.calls as number;
+      const baseWall = (b1.read_split_parse.wall_ms + b2.read_split_parse.wall_ms) / 2;
+      const baseCpu = (b1.read_split_parse.cpu_ms + b2.read_split_parse.cpu_ms) / 2;
+      report.i1 = {
+        ingest,
+        breakdown: { sample_every: k, ...sample, ...breakdown },
+        baseline: [b1, b2],
+        bytes: ingestBytes,
+        baseline_bytes: b1.read_split_parse.bytes,
+        calls,
+        ingest_mb_s: round(ingestBytes / MB / (ingest.wall_ms / 1000)),
+        ingest_calls_s: round(calls / (ingest.wall_ms / 1000)),
+        baseline_mb_s: round(b1.read_split_parse.bytes / MB / (baseWall / 1000)),
+        baseline_calls_s: round(calls / (baseWall / 1000)),
+        ratio_wall: round(baseWall / ingest.wall_ms * (ingestBytes / b1.read_split_parse.bytes)),
+        ratio_cpu: round(baseCpu / ingest.cpu_ms * (ingestBytes / b1.read_split_parse.bytes)),
+      };
+      report.i4_disk = {
+        bytes: ingest.disk.sqlite + ingest.disk.wal,
+        per_call: round((ingest.disk.sqlite + ingest.disk.wal) / calls, 1),
+        ...ingest.disk,
+        objects: ingest.objects,
+      };
+    }
 
     step('I2 warm restart, A1 pages, A2 compare, raw by id, RSS (query child)');
-    const query = await runChild('query', { corpus: args.corpus, indexDir, seed: args.seed, reps: args.reps, coldReps: quick ? 2 : 3 });
-    report.query = query;
+    if (!args.skip.has('query')) report.query = await runChild('query', { corpus: args.corpus, indexDir, seed: args.seed, reps: args.reps, coldReps: quick ? 2 : 3 });
 
-    step(`I5 huge line (${args.huge_mb} MiB)`);
-    const hugeRoot = path.join(work, 'huge-corpus');
-    const [template] = templateLines(args.corpus, 1);
-    const huge = writeHuge(hugeRoot, template, args.huge_mb, args.seed);
-    const heapLimitMb = Math.max(96, Math.min(192, Math.floor(args.huge_mb * 0.75)));
-    const hugeRes = await runChild('huge', { indexDir: path.join(work, 'huge-index'), huge }, [`--max-old-space-size=${heapLimitMb}`]);
-    report.i5 = { huge, heap_limit_flag_mb: heapLimitMb, inprocess: hugeRes };
+    if (!args.skip.has('huge')) {
+      step(`I5 huge line (${args.huge_mb} MiB)`);
+      const hugeRoot = path.join(work, 'huge-corpus');
+      const [template] = templateLines(args.corpus, 1);
+      const huge = writeHuge(hugeRoot, template, args.huge_mb, args.seed);
+      const heapLimitMb = Math.max(96, Math.min(192, Math.floor(args.huge_mb * 0.75)));
+      const hugeRes = await runChild('huge', { indexDir: path.join(work, 'huge-index'), huge }, [`--max-old-space-size=${heapLimitMb}`]);
+      report.i5 = { huge, heap_limit_flag_mb: heapLimitMb, inprocess: hugeRes };
+    }
 
     if (args.server) {
       try {
-        step('I5/A3 through `callscope serve` (raw and call routes)');
-        report.i5.server = await serverHuge(huge, path.join(work, 'huge-index-serve'), hugeRes.body.bytes);
+        if (report.i5) {
+          step('I5/A3 through `callscope serve` (raw and call routes)');
+          report.i5.server = await serverHuge(report.i5.huge, path.join(work, 'huge-index-serve'), report.i5.inprocess.body.bytes);
+        }
         step('I2/I3/I4 through `callscope serve` over the corpus');
-        report.server = await serverCorpus(args.corpus, indexDir, { rate: args.live_rate, seconds: args.live_seconds, seed: args.seed, reps: Math.min(args.reps, 20) });
+        if (!args.skip.has('server')) report.server = await serverCorpus(args.corpus, indexDir, { rate: args.live_rate, seconds: args.live_seconds, seed: args.seed, reps: Math.min(args.reps, 20) });
       } catch (err) {
         report.server_error = String((err as Error).message ?? err).slice(0, 4000);
         process.stderr.write(`bench: the parts through \`callscope serve\` failed; continuing without them\n${report.server_error}\n`);
       }
     }
-    step('I3 diagnosis: the IndexWatcher alone over the corpus');
-    report.i3_watcher = await runChild('watcher', { corpus: args.corpus });
-    step('I3 in-process (CallscopeIndex + IndexWatcher, polling listRollouts)');
-    report.i3_inprocess = await runChild('live', { corpus: args.corpus, indexDir, seed: args.seed, live: { rate: args.live_rate, seconds: args.live_seconds } });
+    if (!args.skip.has('watcher')) {
+      step('I3 diagnosis: the IndexWatcher alone over the corpus');
+      report.i3_watcher = await runChild('watcher', { corpus: args.corpus });
+    }
+    if (!args.skip.has('live')) {
+      step('I3 in-process (CallscopeIndex + IndexWatcher, polling listRollouts)');
+      report.i3_inprocess = await runChild('live', { corpus: args.corpus, indexDir, seed: args.seed, live: { rate: args.live_rate, seconds: args.live_seconds } });
+    }
   } finally {
     cleanLive(args.corpus);
     if (!args.keep) rmSync(work, { recursive: true, force: true });
@@ -1627,16 +1650,16 @@ function verdict(ok: boolean): string {
 function tableRows(r: Record<string, any>): Row[] {
   const rows: Row[] = [];
   const i1 = r.i1;
-  rows.push({
+  if (i1) rows.push({
     id: 'I1',
     figure: `ingest ${i1.ingest_mb_s} MB/s, ${Math.round(i1.ingest_calls_s)} calls/s; JSON.parse baseline ${i1.baseline_mb_s} MB/s (same run)`,
     target: '≥ 2× JSON.parse',
     result: `${i1.ratio_wall}× wall, ${i1.ratio_cpu}× cpu: ${verdict(i1.ratio_wall >= 2)}`,
   });
   const q = r.query;
-  const i2 = q.i2;
-  const noReread = i2.progress_after_refresh.bytes_read === 0 && i2.progress_after_refresh.files_read === 0;
-  rows.push({
+  const i2 = q?.i2;
+  const noReread = i2?.progress_after_refresh.bytes_read === 0 && i2?.progress_after_refresh.files_read === 0;
+  if (q) rows.push({
     id: 'I2',
     figure: `open → runs + first page ${i2.first_answer_ms} ms (full warm pass ${Math.round(i2.full_refresh_ms)} ms, ${i2.progress_after_refresh.bytes_read} B re-read)`,
     target: '≤ 2 s, 0 B re-read',
@@ -1671,15 +1694,19 @@ function tableRows(r: Record<string, any>): Row[] {
     });
   }
   const d = r.i4_disk;
-  rows.push({ id: 'I4 disk', figure: `${d.per_call} B/call (${fmtBytes(d.bytes)} for ${i1.calls} calls, after checkpoint)`, target: '≤ 300 B/call', result: verdict(d.per_call <= 300) });
-  const qm = q.memory;
+  if (d) rows.push({ id: 'I4 disk', figure: `${d.per_call} B/call (${fmtBytes(d.bytes)} for ${i1.calls} calls, after checkpoint)`, target: '≤ 300 B/call', result: verdict(d.per_call <= 300) });
+  const qm = q?.memory ?? { rss: 0, max_rss_bytes: 0 };
   const rss = qm.rss;
   rows.push({
     id: 'I4 RSS',
-    figure: `query process ${fmtBytes(rss)} RSS (peak ${fmtBytes(qm.max_rss_bytes)}) after all queries${r.server ? `; serve ${fmtBytes(r.server.memory_after_live.rss_kb * 1024)} (peak ${fmtBytes(r.server.memory_after_live.hwm_kb * 1024)})` : ''}`,
+    figure: `${q ? `query process ${fmtBytes(rss)} RSS (peak ${fmtBytes(qm.max_rss_bytes)}) after all queries` : '(query child skipped)'}${r.server ? `; serve ${fmtBytes(r.server.memory_after_live.rss_kb * 1024)} (peak ${fmtBytes(r.server.memory_after_live.hwm_kb * 1024)})` : ''}`,
     target: '≤ 500 MB',
     result: verdict(rss <= 500 * MB && (!r.server || r.server.memory_after_live.rss_kb * 1024 <= 500 * MB)),
   });
+  if (!r.i5) {
+    if (q) rows.push(...queryRows(q));
+    return rows;
+  }
   const h = r.i5.inprocess;
   const hugeOk = Object.values(h.checks).every(Boolean) && (!r.i5.server || (r.i5.server.raw.sha256_ok && r.i5.server.body.length_ok));
   rows.push({
@@ -1688,6 +1715,28 @@ function tableRows(r: Record<string, any>): Row[] {
     target: 'indexed + served, no whole-line string',
     result: verdict(hugeOk),
   });
+  if (q) rows.push(...queryRows(q));
+  const raw = h.raw;
+  const enc = r.i5.server?.raw_by_accept_encoding;
+  rows.push({
+    id: 'A3',
+    figure:
+      `raw ${fmtBytes(raw.bytes)} line: ${Math.round(raw.mb_s)} MB/s read from its span in-process` +
+      (enc
+        ? `; GET .../raw ${Math.round(enc.identity.payload_mb_s)} MB/s uncompressed, ${Math.round(enc.browser.payload_mb_s)} MB/s when gzip is accepted (${enc.browser.content_encoding ?? 'none'})` +
+          (enc.bare_node_http ? `, bare node:http pipe of the same span ${Math.round(enc.bare_node_http.payload_mb_s)} MB/s` : '')
+        : '') +
+      (q ? `; small raw p50 ${q.raw_small.p50} ms` : ''),
+    target: '≥ 500 MB/s',
+    result: enc
+      ? `span ${verdict(raw.mb_s >= 500)}, http ${verdict(enc.identity.payload_mb_s >= 500)}, http+gzip ${verdict(enc.browser.payload_mb_s >= 500)}`
+      : verdict(raw.mb_s >= 500),
+  });
+  return rows;
+}
+
+function queryRows(q: Record<string, any>): Row[] {
+  const rows: Row[] = [];
   let worst = 0;
   let worstName = '';
   let worstAll = 0;
@@ -1713,22 +1762,6 @@ function tableRows(r: Record<string, any>): Row[] {
     figure: `compare p50/p95 cold ${Math.round(q.a2.cold.p50)}/${Math.round(q.a2.cold.p95)} ms (n=${q.a2.cold.n}), warm ${Math.round(q.a2.warm.p50)}/${Math.round(q.a2.warm.p95)} ms`,
     target: 'p95 ≤ 200 ms',
     result: `cold ${verdict(q.a2.cold.p95 <= 200)}, warm ${verdict(q.a2.warm.p95 <= 200)}`,
-  });
-  const raw = h.raw;
-  const enc = r.i5.server?.raw_by_accept_encoding;
-  rows.push({
-    id: 'A3',
-    figure:
-      `raw ${fmtBytes(raw.bytes)} line: ${Math.round(raw.mb_s)} MB/s read from its span in-process` +
-      (enc
-        ? `; GET .../raw ${Math.round(enc.identity.payload_mb_s)} MB/s uncompressed, ${Math.round(enc.browser.payload_mb_s)} MB/s when gzip is accepted (${enc.browser.content_encoding ?? 'none'})` +
-          (enc.bare_node_http ? `, bare node:http pipe of the same span ${Math.round(enc.bare_node_http.payload_mb_s)} MB/s` : '')
-        : '') +
-      `; small raw p50 ${q.raw_small.p50} ms`,
-    target: '≥ 500 MB/s',
-    result: enc
-      ? `span ${verdict(raw.mb_s >= 500)}, http ${verdict(enc.identity.payload_mb_s >= 500)}, http+gzip ${verdict(enc.browser.payload_mb_s >= 500)}`
-      : verdict(raw.mb_s >= 500),
   });
   return rows;
 }

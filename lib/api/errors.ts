@@ -2,27 +2,9 @@
 // schema are 400, unknown ids 404, an index that is not ready 503; anything else is logged and answered
 // as a 500 without a stack trace.
 import { NextResponse } from 'next/server';
-import { z } from 'zod';
+import { ERROR_CODES, toApiError, type ErrorCode } from './error-codes';
 
-export const ERROR_CODES = {
-  bad_request: 400,
-  unauthorized: 401,
-  not_found: 404,
-  unavailable: 503,
-  internal: 500,
-} as const;
-export type ErrorCode = keyof typeof ERROR_CODES;
-
-export class ApiError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const notFound = (what: string) => new ApiError('not_found', `${what} not found`);
+export { ApiError, ERROR_CODES, notFound, type ErrorCode } from './error-codes';
 
 export function errorResponse(code: ErrorCode, message: string): NextResponse {
   return NextResponse.json({ error: { code, message } }, { status: ERROR_CODES[code] });
@@ -33,11 +15,8 @@ export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response
     try {
       return await fn(...args);
     } catch (err) {
-      if (err instanceof ApiError) return errorResponse(err.code, err.message);
-      if (err instanceof z.ZodError) {
-        const issue = err.issues[0];
-        return errorResponse('bad_request', `${issue.path.join('.') || 'input'}: ${issue.message}`);
-      }
+      const known = toApiError(err);
+      if (known) return errorResponse(known.code, known.message);
       console.error('callscope api:', err);
       return errorResponse('internal', 'internal error');
     }

@@ -1,5 +1,7 @@
 // `callscope serve`: builds the dashboard when its build is missing or older than its sources, then serves
 // it on a loopback address over the runs found in the given PATHs (the bundled demo data without PATHs).
+// It listens as soon as the index is open: /api/runs and the raw route are answered from node:http
+// (lib/server/direct-routes.ts) while Next.js is still loading, and other requests wait for it.
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import http from 'node:http';
@@ -10,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { isLoopbackHost } from './hosts';
 import { UsageError, type CliIO } from './io';
 import { parsePathSpec } from '../index/discovery';
+import { makeDirectRoutes, warmDirectRoutes } from '../server/direct-routes';
 import { makeGuard } from '../server/guard';
 import { setInstance, startInstance, type Instance } from '../server/instance';
 
@@ -102,19 +105,20 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   process.env.CALLSCOPE_PATHS = JSON.stringify(paths);
   process.env.CALLSCOPE_INDEX_DIR = indexDir;
 
-  const instance = startInstance(paths, indexDir);
-  setInstance(instance);
-  void reportProgress(await instance, io);
+  const pending = startInstance(paths, indexDir);
+  setInstance(pending);
+  const instance = await pending;
+  void reportProgress(instance, io);
   try {
     return await listenAndServe(instance, paths, host, port, values.token, values.upstream, io);
   } finally {
-    await (await instance).watcher.close();
-    (await instance).index.close();
+    await instance.watcher.close();
+    instance.index.close();
   }
 }
 
 async function listenAndServe(
-  instance: Promise<Instance>,
+  instance: Instance,
   paths: string[],
   host: string,
   port: number,
@@ -126,18 +130,33 @@ async function listenAndServe(
     io.stderr.write('callscope: building the dashboard (first start, or sources changed)...\n');
     await runNextBuild(PROJECT_ROOT, io);
   }
-  const { default: next } = await import('next');
-  const app = next({ dev: false, dir: PROJECT_ROOT, hostname: host, port });
-  await app.prepare();
-  const handle = app.getRequestHandler();
-  const capture = upstream ? await mountCapture(upstream, await instance, paths, io) : null;
+  // Next loads while the server already listens; requests for it wait here.
+  const nextHandler = (async () => {
+    const { default: next } = await import('next');
+    const app = next({ dev: false, dir: PROJECT_ROOT, hostname: host, port });
+    await app.prepare();
+    return app.getRequestHandler();
+  })();
+  nextHandler.catch((err) => io.stderr.write(`callscope serve: Error: the dashboard could not start: ${(err as Error).message}\n`));
+  const capture = upstream ? await mountCapture(upstream, instance, paths, io) : null;
   const guard = makeGuard({ host, port, token });
+  const direct = makeDirectRoutes(instance.index);
   let actualPort = port;
   const server = http.createServer((req, res) => {
     if (capture && (req.url ?? '').startsWith('/ng-rollout/')) return capture(req, res);
-    if (guard(req, res, actualPort)) void handle(req, res);
+    if (!guard(req, res, actualPort) || direct(req, res)) return;
+    nextHandler.then(
+      (handle) => handle(req, res),
+      () => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'unavailable', message: 'the dashboard could not start' } }));
+      },
+    );
   });
   server.requestTimeout = 0;
+  // Idle keep-alive sockets outlive the clients' own timeout (undici: 4 s), so that a client never sends a
+  // request on a socket the server is closing at that moment (seen as "other side closed" under load).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
@@ -146,6 +165,7 @@ async function listenAndServe(
   actualPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   io.stdout.write(`callscope: serving ${paths.join(', ')} on http://${shownHost}:${actualPort}\n`);
+  warmDirectRoutes();
   await new Promise<void>((resolve) => {
     const stop = () => server.close(() => resolve());
     process.once('SIGINT', stop);

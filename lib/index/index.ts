@@ -81,6 +81,12 @@ export class CallscopeIndex extends EventEmitter {
       if (!this.progress.has(s.id)) this.progress.set(s.id, { state: 'pending', files_read: 0, bytes_read: 0, lines_read: 0, error: null });
       return { ...s, no };
     });
+    this.emit('runs');
+  }
+
+  /** The runs as discovered (paths only; no totals). */
+  listRunSources(): readonly RunSource[] {
+    return this.runs;
   }
 
   /** Ingests whatever changed; concurrent calls coalesce into one more pass. */

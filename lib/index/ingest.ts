@@ -7,6 +7,10 @@
 // event loop gets a turn), statements are prepared once, a run's files and rollouts are looked up in maps
 // loaded once per pass, capture files are taken in rollout order (calls append to the B-tree, pages stay
 // full), and a rollout's aggregates are computed from the calls just parsed, in the same transaction.
+//
+// The live path (the watcher naming changed files) ingests each named file and writes the whole batch in one
+// transaction; a rollout whose capture file was only appended to folds the new calls into a cached
+// aggregate (live-aggregate.ts), so an append costs what it adds, not a re-read of the rollout's calls.
 import { closeSync, fstatSync, lstatSync, openSync, promises as fsp, type Stats } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -14,6 +18,7 @@ import type Database from 'better-sqlite3';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
 import { scanExchangeLine } from './scan';
 import { RolloutAggregator, type CallAgg } from './aggregate';
+import { FoldCache, RolloutFold } from './live-aggregate';
 import { dropRunStats } from './compare';
 import { readLinesSync } from './line-reader';
 import type { RunSource } from './discovery';
@@ -42,6 +47,8 @@ export interface IngestStats {
   bytesRead: number;
   linesRead: number;
   rolloutsChanged: Set<number>;
+  /** Rollouts whose capture file was only appended to: the call indexes read, [from, to). */
+  appended?: Map<number, { from: number; to: number }>;
 }
 
 /** Work per write transaction before the event loop gets a turn (queries and the live path interleave). */
@@ -67,6 +74,7 @@ interface Pass {
 export class Ingestor {
   private readonly stmt;
   private readonly aggregator: RolloutAggregator;
+  private readonly folds = new FoldCache();
 
   constructor(private readonly db: Database.Database) {
     this.aggregator = new RolloutAggregator(db);
@@ -83,8 +91,9 @@ export class Ingestor {
       rolloutsOfRun: db.prepare('SELECT key, pk, capture_file, marker FROM rollouts WHERE run_no = ?'),
       insertRollout: db.prepare("INSERT INTO rollouts (run_no, key, rollout_id, source) VALUES (?, ?, ?, 'capture')"),
       deleteCallsOfFile: db.prepare('DELETE FROM calls WHERE file_id = ?'),
+      // A capture file holds one rollout's calls: deleting by the primary key's prefix, not a scan of file_id.
+      deleteCallsOfCaptureFile: db.prepare('DELETE FROM calls WHERE rollout_pk = ? AND file_id = ?'),
       deleteCallsOfRollout: db.prepare('DELETE FROM calls WHERE rollout_pk = ?'),
-      rolloutsOfFile: db.prepare('SELECT DISTINCT rollout_pk FROM calls WHERE file_id = ?'),
       insertCall: db.prepare(`INSERT OR REPLACE INTO calls (rollout_pk, call_index, model_call_id, file_id, line_offset, line_length,
         req_off, req_len, resp_off, resp_len, model_server, model, dialect, status_code, response_status, finish_reason, error_category,
         started_at, completed_at, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, cache_creation_tokens, cache_hit,
@@ -103,9 +112,26 @@ export class Ingestor {
     };
   }
 
-  /** Ingests every file of a run that changed since the last ingest. */
+  /** Ingests every file of a run that changed since the last ingest (`only`: just these paths, the live path). */
   async ingestRun(runNo: number, run: RunSource, stats: IngestStats, only?: Set<string>): Promise<void> {
+    // The live path writes a batch of changed files in one transaction: one WAL commit instead of several per
+    // file. Other work on this connection while it awaits (a concurrent full pass's transactions become
+    // savepoints; reads see the batch) is committed with it.
+    if (!only || this.db.inTransaction) return this.ingestRunFiles(runNo, run, stats, only);
+    this.db.exec('BEGIN');
+    try {
+      await this.ingestRunFiles(runNo, run, stats, only);
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.folds.clear();
+      throw err;
+    }
+  }
+
+  private async ingestRunFiles(runNo: number, run: RunSource, stats: IngestStats, only?: Set<string>): Promise<void> {
     const pass: Pass = { runNo, hasCaptureDir: run.captureDir !== null, stats, rollouts: null, settled: new Set() };
+    if (only) stats.appended ??= new Map();
     try {
       for (const [file, kind] of [
         [run.rolloutsFile, 'rollouts'],
@@ -115,21 +141,55 @@ export class Ingestor {
       }
       if (run.captureDir) {
         const changed = only ? [...only].filter((p) => path.dirname(p) === run.captureDir) : null;
-        if (changed && changed.length < 64) this.ingestCaptureFiles(pass, run.captureDir, changed);
-        else if (!only || changed!.length) await this.ingestCaptureDir(pass, run.captureDir);
+        if (changed) this.ingestCaptureFiles(pass, run.captureDir, changed);
+        else await this.ingestCaptureDir(pass, run.captureDir);
       }
+      for (const pk of pass.settled) this.folds.delete(pk);
       const pending = [...stats.rolloutsChanged].filter((pk) => !pass.settled.has(pk));
       for (let i = 0; i < pending.length; ) {
         const deadline = performance.now() + BATCH_MS;
         this.db.transaction(() => {
-          while (i < pending.length && performance.now() < deadline) this.aggregator.recompute(pending[i++], pass.hasCaptureDir);
+          while (i < pending.length && performance.now() < deadline) {
+            const pk = pending[i++];
+            this.updateAggregates(pk, pass.hasCaptureDir, stats.appended?.get(pk));
+          }
         })();
         if (i < pending.length) await yieldToLoop();
       }
+    } catch (err) {
+      this.folds.clear();
+      throw err;
     } finally {
       // Last, so that figures a compare computed mid-pass are not kept.
       if (stats.rolloutsChanged.size) dropRunStats(this.db, runNo);
     }
+  }
+
+  /**
+   * A rollout whose capture file was only appended to folds the new calls into its cached fold; any other
+   * change recomputes from all of the rollout's calls (and forgets the fold).
+   */
+  private updateAggregates(pk: number, hasCaptureDir: boolean, appended: { from: number; to: number } | undefined): void {
+    if (!appended) {
+      this.folds.delete(pk);
+      this.aggregator.recompute(pk, hasCaptureDir);
+      return;
+    }
+    let fold = this.folds.get(pk);
+    if (!fold || fold.upTo !== appended.from) {
+      fold = new RolloutFold();
+      fold.addFromDb(this.db, pk, 0, appended.to);
+    } else {
+      fold.addFromDb(this.db, pk, appended.from, appended.to);
+    }
+    fold.write(this.db, pk, hasCaptureDir);
+    this.folds.set(pk, fold);
+  }
+
+  /** A change to a rollout that is not a pure append: its fold, and any append range noted, no longer hold. */
+  private notAppend(pass: Pass, pk: number): void {
+    pass.stats.appended?.delete(pk);
+    this.folds.delete(pk);
   }
 
   /** Marks a rollout changed in this pass; its aggregates are recomputed at the end unless settled again. */
@@ -214,33 +274,38 @@ export class Ingestor {
     })();
   }
 
-  /** Ingests a few named capture files or markers of a dir (the live path: no directory listing). */
+  /** Ingests named capture files or markers of a dir (the live path: no directory listing). */
   private ingestCaptureFiles(pass: Pass, dir: string, files: string[]): void {
+    const ids = new Set<string>();
     for (const file of files) {
       const name = path.basename(file);
       const id = name.endsWith(INCOMPLETE_SUFFIX) ? name.slice(0, -INCOMPLETE_SUFFIX.length) : rolloutIdOfCaptureFile(name);
-      if (!id || !isStoreRolloutId(id)) continue;
-      const capture = path.join(dir, id + '.capture.jsonl');
-      const marker = isPresent(path.join(dir, id + INCOMPLETE_SUFFIX));
-      this.db.transaction(() => {
-        if (isPresent(capture)) this.ingestCaptureFile(pass, capture, id, marker, undefined);
-        else {
-          const rows = this.stmt.filesOfRun.all(pass.runNo) as FileRow[];
-          const present = new Set(rows.map((f) => f.rollout_id!).filter((other) => other !== id));
-          this.dropVanishedCaptureFiles(pass, dir, present, rows);
-          this.setMarker(pass, this.rollout(pass, id), marker ? 1 : 0);
-        }
-      })();
+      if (id && isStoreRolloutId(id)) ids.add(id);
     }
+    const vanished = new Map<string, boolean>();
+    this.db.transaction(() => {
+      for (const id of ids) {
+        const capture = path.join(dir, id + '.capture.jsonl');
+        const marker = isPresent(path.join(dir, id + INCOMPLETE_SUFFIX));
+        if (isPresent(capture)) this.ingestCaptureFile(pass, capture, id, marker, undefined);
+        else vanished.set(id, marker);
+      }
+      if (!vanished.size) return;
+      // One pass over the run's file rows for all the files that went away (an `rm` of many at once).
+      const rows = this.stmt.filesOfRun.all(pass.runNo) as FileRow[];
+      const present = new Set(rows.map((f) => f.rollout_id!).filter((other) => !vanished.has(other)));
+      this.dropVanishedCaptureFiles(pass, dir, present, rows);
+      for (const [id, marker] of vanished) this.setMarker(pass, this.rollout(pass, id), marker ? 1 : 0);
+    })();
   }
 
   private dropVanishedCaptureFiles(pass: Pass, dir: string, present: Set<string>, rows: FileRow[]): void {
     for (const row of rows) {
       if (path.dirname(row.path) !== dir || (row.rollout_id && present.has(row.rollout_id))) continue;
-      for (const r of this.stmt.rolloutsOfFile.all(row.id) as { rollout_pk: number }[]) this.touch(pass, r.rollout_pk);
       const r = this.rollout(pass, row.rollout_id!);
       this.touch(pass, r.pk);
-      this.stmt.deleteCallsOfFile.run(row.id);
+      this.notAppend(pass, r.pk);
+      this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
       this.setCaptureState(r, null, 0, 0);
       this.stmt.deleteFile.run(row.id);
     }
@@ -276,10 +341,12 @@ export class Ingestor {
       st = fstatSync(fd);
       mode = this.resumeFrom(row, st);
       if (mode === 'reread' || row.offset === 0) {
-        if (mode === 'reread') this.stmt.deleteCallsOfFile.run(row.id);
+        if (mode === 'reread') this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
         Object.assign(row, { offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 });
       }
       const fromStart = row.offset === 0;
+      if (fromStart) this.notAppend(pass, r.pk);
+      const appendedFrom = row.next_call_index;
       const calls: CallAgg[] | undefined = fromStart ? [] : undefined;
       const stats = pass.stats;
       stats.filesRead++;
@@ -306,7 +373,14 @@ export class Ingestor {
       if (calls) {
         this.aggregator.recompute(r.pk, pass.hasCaptureDir, calls);
         pass.settled.add(r.pk);
-      } else pass.settled.delete(r.pk);
+      } else {
+        pass.settled.delete(r.pk);
+        const appended = pass.stats.appended;
+        if (appended) {
+          const prev = appended.get(r.pk);
+          appended.set(r.pk, { from: prev ? Math.min(prev.from, appendedFrom) : appendedFrom, to: callIndex });
+        }
+      }
     } finally {
       closeSync(fd);
     }
