@@ -230,7 +230,7 @@ class Parser {
       else {
         const start = this.i;
         this.skipValue();
-        spans[`${parent}.${key}`] = { start, end: this.i };
+        spans[nestedSpanName(parent, key)] = { start, end: this.i };
       }
       this.ws();
       const c = b[this.i];
@@ -551,30 +551,26 @@ class Parser {
 }
 
 
+// The `parent.key` names of nested spans, kept so that each line reuses the same (hashed) strings.
+const nestedNames = new Map<string, Map<string, string>>();
+function nestedSpanName(parent: string, key: string): string {
+  let names = nestedNames.get(parent);
+  if (!names) nestedNames.set(parent, (names = new Map()));
+  let name = names.get(key);
+  if (name === undefined) {
+    name = `${parent}.${key}`;
+    if (names.size < 4096) names.set(key, name);
+  }
+  return name;
+}
+
 // Closing brackets of the containers open in a skipped value (a value never nests deeper than the limit).
 const CLOSERS = new Uint8Array(1100);
 
-/**
- * The index just past the string starting at `i` (its opening quote), or -1 when it is unterminated. Short
- * strings (most keys and small values) are walked here; long ones go to the native indexOf.
- */
+/** The index just past the string starting at `i` (its opening quote), or -1 when it is unterminated. */
 function skipStringAt(b: Buffer, i: number): number {
-  const n = b.length;
-  let j = i + 1;
-  const walkEnd = Math.min(n, j + 48);
-  while (j < walkEnd) {
-    const c = b[j];
-    if (c === C.Quote) return j + 1;
-    j += c === C.Backslash ? 2 : 1;
-  }
-  for (;;) {
-    const q = b.indexOf(C.Quote, j);
-    if (q < 0) return -1;
-    let k = q - 1;
-    while (b[k] === C.Backslash) k--;
-    if ((q - 1 - k) % 2 === 0) return q + 1;
-    j = q + 1;
-  }
+  const q = closingQuote(b, i + 1);
+  return q < 0 ? -1 : q + 1;
 }
 
 function asciiSlice(b: Uint8Array, start: number, end: number): string {
