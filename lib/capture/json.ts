@@ -813,6 +813,8 @@ export function truthy(v: JsonValue | undefined): boolean {
 //   - a top-level key or a request key with an escape or a control character (the lossless parser compares
 //     decoded keys), a second `request` key, nesting deeper than FAST_DEPTH, anything not a top-level object;
 //   - any structural error (the lossless parser reports it).
+// `request_raw` and `response_raw` strings are checked as the lossless parser checks them, then read as "":
+// like the request body (shallow there too), they are payloads the index only needs to know are strings.
 // Inside the request's container and string values only the structure is walked (strings closed, brackets
 // matched), exactly what scanStrict checks there. Invalid UTF-8 must be excluded by the caller (isUtf8).
 
@@ -1057,6 +1059,36 @@ function reducedRequest(b: Buffer, i: number, out: string[]): number {
   }
 }
 
+const ESCAPABLE = new Uint8Array(256);
+for (const c of '"\\/bfnrt') ESCAPABLE[c.charCodeAt(0)] = 1;
+const isHex = (c: number): boolean => (c >= C.Zero && c <= C.Nine) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+
+/**
+ * The end of the string at `i` if the lossless parser reads it without error and without a surrogate escape
+ * (no control byte, every escape valid), else -1. Its value is not needed: only that it is a string.
+ */
+function checkedStringEnd(b: Buffer, i: number): number {
+  const n = b.length;
+  for (let j = i + 1; j < n; ) {
+    const c = b[j];
+    if (c === C.Quote) return j + 1;
+    if (c < 0x20) return -1;
+    if (c !== C.Backslash) {
+      j++;
+      continue;
+    }
+    const e = b[j + 1];
+    if (ESCAPABLE[e] === 1) {
+      j += 2;
+      continue;
+    }
+    if (e !== 117 || !isHex(b[j + 2]) || !isHex(b[j + 3]) || !isHex(b[j + 4]) || !isHex(b[j + 5])) return -1;
+    if ((b[j + 2] === 100 || b[j + 2] === 68) && isHex8toF(b[j + 3])) return -1;
+    j += 6;
+  }
+  return -1;
+}
+
 /** See the section comment: scanStrict(b, { request: ['model'] }) or null. `b` must be valid UTF-8. */
 export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
   const n = b.length;
@@ -1094,6 +1126,13 @@ export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
         if (i < 0) return null;
       }
       request = { start, end: i };
+    } else if (b[i] === C.Quote && (bytesEqual(b, keyStart + 1, keyEnd, 'response_raw') || bytesEqual(b, keyStart + 1, keyEnd, 'request_raw'))) {
+      // The raw bodies (payloads, only their being strings is derived): checked, handed to JSON.parse as "".
+      i = checkedStringEnd(b, i);
+      if (i < 0) return null;
+      if (start > copied) out.push((b as SliceBuffer).utf8Slice(copied, start));
+      out.push('""');
+      copied = i;
     } else {
       i = keptValueEnd(b, i, 1);
       if (i < 0) return null;

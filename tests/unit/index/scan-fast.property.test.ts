@@ -20,12 +20,11 @@ function indexed(o: ScanOutcome): unknown {
   const r = o.call.record;
   const fields: Record<string, unknown> = {};
   // Every derived field but the payloads (not lossless in the fast path, and never indexed beyond non-null).
-  for (const k of RECORD_FIELDS) if (!['request', 'response', 'tool_calls'].includes(k)) fields[k] = r[k];
+  const payloads = ['request', 'response', 'request_raw', 'response_raw', 'tool_calls'];
+  for (const k of RECORD_FIELDS) fields[k] = payloads.includes(k) ? r[k] === null : r[k];
   return {
     row: callValues(7, 3, 100, 5000, o.call),
     fields,
-    request: r.request === null,
-    response: r.response === null,
     tool_calls: Array.isArray(r.tool_calls) ? r.tool_calls.length : -1,
   };
 }
@@ -121,10 +120,11 @@ const topKey = fc.constantFrom(
   'model_call_id', 'dialect', 'model_ref', 'started_at', 'completed_at', 'latency_ms', 'latency_ttft_ms', 'status_code', 'error_category',
   'request_raw', 'response_raw', 'extra',
 );
+const rawVal = fc.oneof(strTok, fc.constant('"data: {\\"type\\":\\"response.completed\\",\\"n\\":1.0}\\n\\n"'));
 const topVal = fc.oneof(numberTok, strTok, literalTok, valueTok, fc.constant('{"type":"responses_api_models","name":"srv"}'));
 return fc
   .tuple(
-    fc.array(fc.tuple(topKey, topVal), { maxLength: 6 }),
+    fc.array(fc.oneof(fc.tuple(topKey, topVal), fc.tuple(fc.constantFrom('request_raw', 'response_raw'), rawVal)), { maxLength: 6 }),
     requestTok,
     responseTok,
     fc.array(fc.tuple(fc.constantFrom('request', 'response', 'response_raw', 'usage', '0', 'reque\\u0073t'), topVal), { maxLength: 2 }),
@@ -198,6 +198,12 @@ describe('fast capture-line scan = lossless scan (indexed row)', () => {
     ['control character in a request key', '{"request":{"a\tb":1},"response":{}}'],
     ['escaped quotes', '{"request":{"input":"\\"\\\\\\"\\\\"},"response":{"output":[{"type":"function_call","arguments":"{\\"a\\": 1.0}"}]}}'],
     ['not an object', '[1,2]'],
+    ['raw body with a lone surrogate', '{"request":{},"response":{},"response_raw":"a\\ud800"}'],
+    ['raw body with a bad escape', '{"request":{},"response":{},"request_raw":"a\\x"}'],
+    ['raw body with a control character', '{"request":{},"response":{},"response_raw":"a\u0001b"}'],
+    ['raw body with a short \\u escape', '{"request":{},"response":{},"response_raw":"a\\u12"}'],
+    ['raw body not a string', '{"request":{},"response":{},"response_raw":{"a":1.0}}'],
+    ['raw body with escapes', '{"request":{},"response":{},"response_raw":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00"}'],
     ['trailing data', '{"request":{},"response":{}} x'],
     ['deep nesting', `{"request":{"input":${'['.repeat(1100)}${']'.repeat(1100)}},"response":{}}`],
     ['deep response', `{"request":{},"response":{"a":${'['.repeat(600)}${']'.repeat(600)}}}`],
