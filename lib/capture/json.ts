@@ -808,7 +808,8 @@ export function truthy(v: JsonValue | undefined): boolean {
 //     (token counts); elsewhere such floats are kept as plain numbers, so the payload values of the answer
 //     are not lossless, only what the record derives from them is;
 //   - an integer of 16 or more digits in a kept part (bigint or float there), or `-0` (0 there);
-//   - a `\u` escape of a surrogate in a kept part (orjson rejects lone surrogates; JSON.parse does not);
+//   - any `\u` escape in a kept part: a lone surrogate is an error in orjson mode only, and an escaped key
+//     could spell `usage` or an index key, which the walk recognizes by their bytes;
 //   - an array-index-like key in a kept part (KEY_ORDER there, engine order from JSON.parse);
 //   - a top-level key or a request key with an escape or a control character (the lossless parser compares
 //     decoded keys), a second `request` key, nesting deeper than FAST_DEPTH, anything not a top-level object;
@@ -883,14 +884,6 @@ function closingQuote(b: Buffer, j: number): number {
   return -1;
 }
 
-/** Whether `text` holds a `\\u` escape of a surrogate (conservatively: any `\\uD8`..`\\uDF`, escaped or not). */
-function hasSurrogateEscape(text: string): boolean {
-  for (let p = text.indexOf('\\u'); p >= 0; p = text.indexOf('\\u', p + 2)) {
-    const c = text.charCodeAt(p + 2);
-    if ((c === 100 || c === 68) && isHex8toF(text.charCodeAt(p + 3))) return true;
-  }
-  return false;
-}
 
 const isHex8toF = (c: number): boolean => (c >= 56 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 
@@ -1153,8 +1146,9 @@ export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
   if (wsAt(b, i) !== n) return null;
   if (copied < n) out.push((b as SliceBuffer).utf8Slice(copied, n));
   const text = out.length === 1 ? out[0] : out.join('');
-  // \uD800-\uDFFF in a kept part: declined (a lone surrogate is an error in orjson mode only).
-  if (hasSurrogateEscape(text)) return null;
+  // Any \u escape in a kept part: declined. It may be a lone surrogate (an error in orjson mode only) or
+  // spell a key the walk compares bytewise ("usag\u0065", "\u0030").
+  if (text.indexOf('\\u') >= 0) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);

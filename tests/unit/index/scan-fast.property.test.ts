@@ -66,7 +66,7 @@ const keyTok = fc.oneof(
     'reasoning_output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'model', 'id', 'status', 'output', 'type',
     'function_call', 'reasoning', 'summary', 'text', 'choices', 'message', 'tool_calls', 'function', 'arguments', 'name', 'call_id',
     'content', 'tool_use', 'input', 'thinking', 'stop_reason', 'finish_reason', 'incomplete_details', 'reason', 'reasoning_content',
-    '__proto__', '0', '1', '10', '4294967295', 'request', 'response', 'mod\\u0065l', 'usag\\u0065',
+    '__proto__', '0', '1', '10', '4294967295', 'request', 'response', 'mod\\u0065l', 'usag\\u0065', '\\u0031', 'input_t\\u006fkens',
   ).map((k) => `"${k}"`),
   strTok,
 );
@@ -198,6 +198,9 @@ describe('fast capture-line scan = lossless scan (indexed row)', () => {
     ['control character in a request key', '{"request":{"a\tb":1},"response":{}}'],
     ['escaped quotes', '{"request":{"input":"\\"\\\\\\"\\\\"},"response":{"output":[{"type":"function_call","arguments":"{\\"a\\": 1.0}"}]}}'],
     ['not an object', '[1,2]'],
+    ['escaped usage key with whole-float counts', '{"request":{},"response":{"usag\\u0065":{"input_tokens":5.0,"output_tokens":2.0}}}'],
+    ['escaped index key', '{"request":{},"response":{"output":[{"type":"reasoning","summary":{"\\u0030":1,"a":2}}]}}'],
+    ['escaped response key', '{"request":{},"respons\\u0065":{"usage":{"input_tokens":1}}}'],
     ['raw body with a lone surrogate', '{"request":{},"response":{},"response_raw":"a\\ud800"}'],
     ['raw body with a bad escape', '{"request":{},"response":{},"request_raw":"a\\x"}'],
     ['raw body with a control character', '{"request":{},"response":{},"response_raw":"a\u0001b"}'],
