@@ -582,7 +582,7 @@ function asciiSlice(b: Uint8Array, start: number, end: number): string {
 const utf8 = new TextDecoder('utf-8');
 
 function decodeUtf8(b: Uint8Array, start: number, end: number): string {
-  if (Buffer.isBuffer(b)) return b.toString('utf8', start, end);
+  if (Buffer.isBuffer(b)) return (b as SliceBuffer).utf8Slice(start, end); // toString('utf8', start, end) without its argument checks
   return utf8.decode(b.subarray(start, end));
 }
 
