@@ -11,6 +11,12 @@ import { stripAscii } from '../capture/store';
 const SHALLOW = { request: ['model'] } as const;
 
 export interface ScannedCall {
+  /**
+   * Every indexed field exact. The payload fields are not the lossless values: `request` is shallow (its
+   * `model` only), and on the fast path `response`, `request_raw`/`response_raw` ("") and the tool calls'
+   * arguments may differ from the lossless parse (whole floats as plain numbers); only their non-null-ness
+   * and the number of tool calls are meant to be read.
+   */
   record: ModelCallRecord;
   /** Spans relative to the start of the line. */
   request: ValueSpan | null;
