@@ -230,7 +230,7 @@ class Parser {
       else {
         const start = this.i;
         this.skipValue();
-        spans[`${parent}.${key}`] = { start, end: this.i };
+        spans[nestedSpanName(parent, key)] = { start, end: this.i };
       }
       this.ws();
       const c = b[this.i];
@@ -551,30 +551,26 @@ class Parser {
 }
 
 
+// The `parent.key` names of nested spans, kept so that each line reuses the same (hashed) strings.
+const nestedNames = new Map<string, Map<string, string>>();
+function nestedSpanName(parent: string, key: string): string {
+  let names = nestedNames.get(parent);
+  if (!names) nestedNames.set(parent, (names = new Map()));
+  let name = names.get(key);
+  if (name === undefined) {
+    name = `${parent}.${key}`;
+    if (names.size < 4096) names.set(key, name);
+  }
+  return name;
+}
+
 // Closing brackets of the containers open in a skipped value (a value never nests deeper than the limit).
 const CLOSERS = new Uint8Array(1100);
 
-/**
- * The index just past the string starting at `i` (its opening quote), or -1 when it is unterminated. Short
- * strings (most keys and small values) are walked here; long ones go to the native indexOf.
- */
+/** The index just past the string starting at `i` (its opening quote), or -1 when it is unterminated. */
 function skipStringAt(b: Buffer, i: number): number {
-  const n = b.length;
-  let j = i + 1;
-  const walkEnd = Math.min(n, j + 48);
-  while (j < walkEnd) {
-    const c = b[j];
-    if (c === C.Quote) return j + 1;
-    j += c === C.Backslash ? 2 : 1;
-  }
-  for (;;) {
-    const q = b.indexOf(C.Quote, j);
-    if (q < 0) return -1;
-    let k = q - 1;
-    while (b[k] === C.Backslash) k--;
-    if ((q - 1 - k) % 2 === 0) return q + 1;
-    j = q + 1;
-  }
+  const q = closingQuote(b, i + 1);
+  return q < 0 ? -1 : q + 1;
 }
 
 function asciiSlice(b: Uint8Array, start: number, end: number): string {
@@ -586,7 +582,7 @@ function asciiSlice(b: Uint8Array, start: number, end: number): string {
 const utf8 = new TextDecoder('utf-8');
 
 function decodeUtf8(b: Uint8Array, start: number, end: number): string {
-  if (Buffer.isBuffer(b)) return b.toString('utf8', start, end);
+  if (Buffer.isBuffer(b)) return (b as SliceBuffer).utf8Slice(start, end); // toString('utf8', start, end) without its argument checks
   return utf8.decode(b.subarray(start, end));
 }
 
@@ -829,4 +825,373 @@ export function truthy(v: JsonValue | undefined): boolean {
   if (Array.isArray(v)) return v.length > 0;
   if (typeof v === 'object') return keysOf(v).length > 0;
   return true;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The fast exchange scan (index ingest)
+//
+// `scanStrict(line, { request: ['model'] })` in one structural pass plus one native JSON.parse of the kept
+// parts (every top-level value except the request body, and the request's own scalars and `model`). It
+// answers only when the answer is provably the one scanStrict gives; otherwise it returns null and the caller
+// runs scanStrict. Where JSON.parse and the lossless parser could differ it declines:
+//   - a float token with an integral or non-finite value (`1.0`, `-0.0`, `1e400`: a JsonFloat there, a plain
+//     number from JSON.parse) inside a `usage` value, the only place the record derivation tells them apart
+//     (token counts); elsewhere such floats are kept as plain numbers, so the payload values of the answer
+//     are not lossless, only what the record derives from them is;
+//   - an integer of 16 or more digits in a kept part (bigint or float there), or `-0` (0 there);
+//   - any `\u` escape in a kept part: a lone surrogate is an error in orjson mode only, and an escaped key
+//     could spell `usage` or an index key, which the walk recognizes by their bytes;
+//   - an array-index-like key in a kept part (KEY_ORDER there, engine order from JSON.parse);
+//   - a top-level key or a request key with an escape or a control character (the lossless parser compares
+//     decoded keys), a second `request` key, nesting deeper than FAST_DEPTH, anything not a top-level object;
+//   - any structural error (the lossless parser reports it).
+// `request_raw` and `response_raw` strings are checked as the lossless parser checks them, then read as "":
+// like the request body (shallow there too), they are payloads the index only needs to know are strings.
+// Inside the request's container and string values only the structure is walked (strings closed, brackets
+// matched), exactly what scanStrict checks there. Invalid UTF-8 must be excluded by the caller (isUtf8).
+
+// Node's unchecked slice decoders (Buffer#toString without its argument handling).
+interface SliceBuffer extends Buffer {
+  utf8Slice(start: number, end: number): string;
+  latin1Slice(start: number, end: number): string;
+}
+
+export interface FastExchangeScan {
+  value: JsonObject;
+  /** Spans of the last top-level `request` and `response` values, relative to the scanned bytes. */
+  request: ValueSpan | null;
+  response: ValueSpan | null;
+}
+
+const FAST_DEPTH = 512;
+const fastClosers = new Uint8Array(FAST_DEPTH + 2);
+// 1 for the bytes that end a scalar token: , } ] and JSON whitespace.
+const SCALAR_END = new Uint8Array(256);
+for (const c of [C.Comma, C.RBrace, C.RBracket, C.Space, C.Tab, C.Lf, C.Cr]) SCALAR_END[c] = 1;
+
+function wsAt(b: Buffer, i: number): number {
+  const n = b.length;
+  while (i < n) {
+    const c = b[i];
+    if (c === C.Space || c === C.Lf || c === C.Cr || c === C.Tab) i++;
+    else break;
+  }
+  return i;
+}
+
+/** The index of the closing quote of a plain key (no escape, no control byte) opening at `i`, or -1. */
+function plainKeyEnd(b: Buffer, i: number): number {
+  const n = b.length;
+  for (let j = i + 1; j < n; j++) {
+    const c = b[j];
+    if (c === C.Quote) return j;
+    if (c === C.Backslash || c < 0x20) return -1;
+  }
+  return -1;
+}
+
+function bytesEqual(b: Buffer, start: number, end: number, word: string): boolean {
+  if (end - start !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (b[start + k] !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+/**
+ * The index of the unescaped quote closing a string whose content starts at `j`, or -1: a native search for
+ * the quote, walked byte by byte instead once the string shows an escaped quote (escaped JSON is dense in them).
+ */
+function closingQuote(b: Buffer, j: number): number {
+  const q = b.indexOf(C.Quote, j);
+  if (q < 0) return -1;
+  let k = q - 1;
+  while (b[k] === C.Backslash) k--;
+  if ((q - 1 - k) % 2 === 0) return q;
+  const n = b.length;
+  for (j = q + 1; j < n; ) {
+    const c = b[j];
+    if (c === C.Quote) return j;
+    j += c === C.Backslash ? 2 : 1;
+  }
+  return -1;
+}
+
+
+const isHex8toF = (c: number): boolean => (c >= 56 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+
+/**
+ * The end of the kept value at `i` (nested `depth` deep), walking every byte and checking the guards above;
+ * -1 to decline. Token validity (escapes, literals, control characters, delimiters) is left to JSON.parse.
+ */
+function keptValueEnd(b: Buffer, i: number, depth: number): number {
+  const n = b.length;
+  let level = 0;
+  let usageLevel = 0; // > 0: inside the container value of a "usage" key, opened at this level
+  let usageNext = false; // the last token was a "usage" key
+  while (i < n) {
+    const c = b[i];
+    if (c === C.Quote) {
+      const first = b[i + 1];
+      const j = closingQuote(b, i + 1);
+      if (j < 0) return -1;
+      const start = i + 1;
+      i = j + 1;
+      usageNext = false;
+      if (first >= C.Zero && first <= C.Nine) {
+        // A key that JS would enumerate first (KEY_ORDER in the lossless parser): declined.
+        if (b[wsAt(b, i)] === C.Colon) return -1;
+      } else if (j - start === 5 && bytesEqual(b, start, j, 'usage') && b[wsAt(b, i)] === C.Colon) usageNext = true;
+      if (level === 0) return i;
+      continue;
+    }
+    if (c === C.LBrace || c === C.LBracket) {
+      if (depth + level >= FAST_DEPTH) return -1;
+      fastClosers[++level] = c + 2;
+      if (usageNext && usageLevel === 0) usageLevel = level;
+      usageNext = false;
+      i++;
+      continue;
+    }
+    if (c === C.RBrace || c === C.RBracket) {
+      if (level === 0 || fastClosers[level] !== c) return -1;
+      if (level === usageLevel) usageLevel = 0;
+      level--;
+      i++;
+      if (level === 0) return i;
+      continue;
+    }
+    if (c === C.Minus || (c >= C.Zero && c <= C.Nine)) {
+      const start = i;
+      if (c === C.Minus) i++;
+      const intStart = i;
+      while (i < n && b[i] >= C.Zero && b[i] <= C.Nine) i++;
+      const intDigits = i - intStart;
+      let isFloat = false;
+      if (b[i] === C.Dot) {
+        isFloat = true;
+        i++;
+        while (i < n && b[i] >= C.Zero && b[i] <= C.Nine) i++;
+      }
+      if (b[i] === C.LowerE || b[i] === C.UpperE) {
+        isFloat = true;
+        i++;
+        if (b[i] === C.Plus || b[i] === C.Minus) i++;
+        while (i < n && b[i] >= C.Zero && b[i] <= C.Nine) i++;
+      }
+      if (isFloat) {
+        // A float whose value is integral or not finite is a JsonFloat losslessly and a plain number here.
+        // The derivation tells them apart only as token counts (validTokens), all of them under `usage`;
+        // elsewhere (pydantic lax int/float, truthiness, string checks) both give the same result.
+        if (usageLevel > 0 || usageNext) {
+          const v = Number((b as SliceBuffer).latin1Slice(start, i));
+          if (!Number.isFinite(v) || Number.isInteger(v)) return -1;
+        }
+      } else if (intDigits >= 16 || intDigits === 0 || (c === C.Minus && b[intStart] === C.Zero)) return -1;
+      usageNext = false;
+      if (level === 0) return i;
+      continue;
+    }
+    if (c === 116 || c === 102 || c === 110) {
+      // true, false, null (checked by JSON.parse)
+      while (i < n && SCALAR_END[b[i]] === 0) i++;
+      usageNext = false;
+      if (level === 0) return i;
+      continue;
+    }
+    if (level === 0) return -1;
+    if (c === C.Comma || c === C.Colon || c === C.Space || c === C.Lf || c === C.Cr || c === C.Tab) {
+      i++;
+      continue;
+    }
+    return -1;
+  }
+  return -1;
+}
+
+/** The end of the container at `i` walked structurally (as Parser.skipValue does), or -1. */
+function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
+  const n = b.length;
+  let level = 0;
+  while (i < n) {
+    const c = b[i];
+    if (c === C.Quote) {
+      const q = closingQuote(b, i + 1);
+      if (q < 0) return -1;
+      i = q + 1;
+      continue;
+    }
+    if (c === C.LBrace || c === C.LBracket) {
+      if (depth + level >= FAST_DEPTH) return -1;
+      fastClosers[++level] = c + 2;
+    } else if (c === C.RBrace || c === C.RBracket) {
+      if (level === 0 || fastClosers[level] !== c) return -1;
+      if (--level === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/**
+ * The text JSON.parse reads for a request object at `i`: its keys, its scalars and `model` kept, its other
+ * string and container values replaced by 0. Returns the end of the request, or -1 to decline.
+ */
+function reducedRequest(b: Buffer, i: number, out: string[]): number {
+  i = wsAt(b, i + 1);
+  if (b[i] === C.RBrace) {
+    out.push('{}');
+    return i + 1;
+  }
+  out.push('{');
+  for (;;) {
+    if (b[i] !== C.Quote) return -1;
+    const keyStart = i;
+    const keyEnd = plainKeyEnd(b, i);
+    if (keyEnd < 0) return -1;
+    i = wsAt(b, keyEnd + 1);
+    if (b[i] !== C.Colon) return -1;
+    i = wsAt(b, i + 1);
+    const c = b[i];
+    let end: number;
+    if (bytesEqual(b, keyStart + 1, keyEnd, 'model')) {
+      end = keptValueEnd(b, i, 2);
+      if (end < 0) return -1;
+      out.push((b as SliceBuffer).utf8Slice(keyStart, end));
+    } else if (c === C.Quote || c === C.LBrace || c === C.LBracket) {
+      end = c === C.Quote ? closingQuote(b, i + 1) + 1 : skippedContainerEnd(b, i, 2);
+      if (end === 0) return -1;
+      if (end < 0) return -1;
+      out.push((b as SliceBuffer).utf8Slice(keyStart, keyEnd + 1), ':0');
+    } else {
+      // A scalar: handed to JSON.parse as is (validated there, as the lossless parser validates it).
+      end = i;
+      while (end < b.length && SCALAR_END[b[end]] === 0) end++;
+      if (end === i) return -1;
+      out.push((b as SliceBuffer).latin1Slice(keyStart, end));
+    }
+    i = wsAt(b, end);
+    const d = b[i];
+    if (d === C.Comma) {
+      out.push(',');
+      i = wsAt(b, i + 1);
+      continue;
+    }
+    if (d === C.RBrace) {
+      out.push('}');
+      return i + 1;
+    }
+    return -1;
+  }
+}
+
+const ESCAPABLE = new Uint8Array(256);
+for (const c of '"\\/bfnrt') ESCAPABLE[c.charCodeAt(0)] = 1;
+const isHex = (c: number): boolean => (c >= C.Zero && c <= C.Nine) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+
+/**
+ * The end of the string at `i` if the lossless parser reads it without error and without a surrogate escape
+ * (no control byte, every escape valid), else -1. Its value is not needed: only that it is a string.
+ */
+function checkedStringEnd(b: Buffer, i: number): number {
+  const n = b.length;
+  for (let j = i + 1; j < n; ) {
+    const c = b[j];
+    if (c === C.Quote) return j + 1;
+    if (c < 0x20) return -1;
+    if (c !== C.Backslash) {
+      j++;
+      continue;
+    }
+    const e = b[j + 1];
+    if (ESCAPABLE[e] === 1) {
+      j += 2;
+      continue;
+    }
+    if (e !== 117 || !isHex(b[j + 2]) || !isHex(b[j + 3]) || !isHex(b[j + 4]) || !isHex(b[j + 5])) return -1;
+    if ((b[j + 2] === 100 || b[j + 2] === 68) && isHex8toF(b[j + 3])) return -1;
+    j += 6;
+  }
+  return -1;
+}
+
+/** See the section comment: scanStrict(b, { request: ['model'] }) or null. `b` must be valid UTF-8. */
+export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
+  const n = b.length;
+  let i = wsAt(b, 0);
+  if (b[i] !== C.LBrace) return null;
+  i = wsAt(b, i + 1);
+  if (b[i] === C.RBrace) return null;
+  const out: string[] = [];
+  let copied = 0; // bytes [0, copied) are already in `out`
+  let request: ValueSpan | null = null;
+  let response: ValueSpan | null = null;
+  let reducedReq = false;
+  for (;;) {
+    if (b[i] !== C.Quote) return null;
+    const keyStart = i;
+    const keyEnd = plainKeyEnd(b, i);
+    if (keyEnd < 0) return null;
+    const k0 = b[keyStart + 1];
+    if (k0 >= C.Zero && k0 <= C.Nine) return null;
+    i = wsAt(b, keyEnd + 1);
+    if (b[i] !== C.Colon) return null;
+    i = wsAt(b, i + 1);
+    const start = i;
+    const isRequest = bytesEqual(b, keyStart + 1, keyEnd, 'request');
+    if (isRequest) {
+      if (request) return null;
+      if (b[i] === C.LBrace) {
+        if (start > copied) out.push((b as SliceBuffer).utf8Slice(copied, start));
+        i = reducedRequest(b, i, out);
+        if (i < 0) return null;
+        copied = i;
+        reducedReq = true;
+      } else {
+        i = keptValueEnd(b, i, 1);
+        if (i < 0) return null;
+      }
+      request = { start, end: i };
+    } else if (b[i] === C.Quote && (bytesEqual(b, keyStart + 1, keyEnd, 'response_raw') || bytesEqual(b, keyStart + 1, keyEnd, 'request_raw'))) {
+      // The raw bodies (payloads, only their being strings is derived): checked, handed to JSON.parse as "".
+      i = checkedStringEnd(b, i);
+      if (i < 0) return null;
+      if (start > copied) out.push((b as SliceBuffer).utf8Slice(copied, start));
+      out.push('""');
+      copied = i;
+    } else {
+      i = keptValueEnd(b, i, 1);
+      if (i < 0) return null;
+      if (bytesEqual(b, keyStart + 1, keyEnd, 'response')) response = { start, end: i };
+    }
+    i = wsAt(b, i);
+    const c = b[i];
+    if (c === C.Comma) {
+      i = wsAt(b, i + 1);
+      continue;
+    }
+    if (c === C.RBrace) {
+      i++;
+      break;
+    }
+    return null;
+  }
+  if (wsAt(b, i) !== n) return null;
+  if (copied < n) out.push((b as SliceBuffer).utf8Slice(copied, n));
+  const text = out.length === 1 ? out[0] : out.join('');
+  // Any \u escape in a kept part: declined. It may be a lone surrogate (an error in orjson mode only) or
+  // spell a key the walk compares bytewise ("usag\u0065", "\u0030").
+  if (text.indexOf('\\u') >= 0) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const obj = value as JsonObject;
+  if (reducedReq) {
+    const req = obj.request as JsonObject;
+    const shallow: JsonObject = {};
+    if (Object.prototype.hasOwnProperty.call(req, 'model')) shallow.model = req.model;
+    obj.request = shallow;
+  }
+  return { value: obj, request, response };
 }

@@ -489,7 +489,7 @@ function str(v: unknown): string | null {
 }
 
 /** The `insertCall` parameters of one call (request/response offsets relative to the line's start). */
-function callValues(
+export function callValues(
   pk: number,
   fileId: number,
   lineOffset: number,

@@ -3,13 +3,20 @@
 // for the record's model fallback); responses are parsed, since tokens, tool calls and reasoning live there.
 // Outcomes follow the tolerant reader (§3.6) exactly, except that inside the skipped request value only the
 // structure (strings, brackets) is checked, not every token.
-import { isJsonObject, scanStrict, type ValueSpan } from '../capture/json';
+import { isUtf8 } from 'node:buffer';
+import { isJsonObject, scanExchangeFast, scanStrict, type ValueSpan } from '../capture/json';
 import { deriveRecord, type ModelCallRecord } from '../capture/record';
 import { stripAscii } from '../capture/store';
 
 const SHALLOW = { request: ['model'] } as const;
 
 export interface ScannedCall {
+  /**
+   * Every indexed field exact. The payload fields are not the lossless values: `request` is shallow (its
+   * `model` only), and on the fast path `response`, `request_raw`/`response_raw` ("") and the tool calls'
+   * arguments may differ from the lossless parse (whole floats as plain numbers); only their non-null-ness
+   * and the number of tool calls are meant to be read.
+   */
   record: ModelCallRecord;
   /** Spans relative to the start of the line. */
   request: ValueSpan | null;
@@ -22,6 +29,27 @@ export function scanExchangeLine(bytes: Buffer, callIndex: number): ScanOutcome 
   const stripped = stripAscii(bytes);
   if (stripped.length === 0) return { kind: 'blank' };
   const shift = stripped.byteOffset - bytes.byteOffset;
+  // The fast scan answers only when its answer is the lossless one (see scanExchangeFast); a derivation
+  // that raises is redone on the lossless value so that the message is the lossless path's own.
+  const fast = isUtf8(stripped) ? scanExchangeFast(stripped) : null;
+  if (fast) {
+    let record: ModelCallRecord | null = null;
+    try {
+      record = deriveRecord(fast.value, callIndex);
+    } catch {
+      // fall through to the lossless path
+    }
+    if (record) {
+      const at = (s: ValueSpan | null, isObject: boolean): ValueSpan | null =>
+        s && isObject ? { start: s.start + shift, end: s.end + shift } : null;
+      return { kind: 'record', call: { record, request: at(fast.request, record.request !== null), response: at(fast.response, record.response !== null) } };
+    }
+  }
+  return scanExchangeLineExact(stripped, shift, callIndex);
+}
+
+/** The lossless scan of a stripped line (`shift`: its offset in the line). Exported for the equivalence tests. */
+export function scanExchangeLineExact(stripped: Buffer, shift: number, callIndex: number): ScanOutcome {
   let scanned;
   try {
     scanned = scanStrict(stripped, SHALLOW);

@@ -1,0 +1,254 @@
+// The index's fast capture-line scan (native JSON.parse on the kept parts, scanExchangeFast) against the
+// lossless scan (scanStrict + deriveRecord): on every line, realistic or adversarial, valid or not, the
+// outcome and the indexed row must be identical. Also checks that the fast path does answer for ordinary lines.
+import { isUtf8 } from 'node:buffer';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORD_FIELDS } from '../../../lib/capture/record';
+import { scanExchangeFast } from '../../../lib/capture/json';
+import { stripAscii } from '../../../lib/capture/store';
+import { generateDemo } from '../../../lib/demo/generate';
+import { callValues } from '../../../lib/index/ingest';
+import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../lib/index/scan';
+
+/** What the index keeps of an outcome: the row `ingest` inserts, or the kind (and message) otherwise. */
+function indexed(o: ScanOutcome): unknown {
+  if (o.kind !== 'record') return o;
+  const r = o.call.record;
+  const fields: Record<string, unknown> = {};
+  // Every derived field but the payloads (not lossless in the fast path, and never indexed beyond non-null).
+  const payloads = ['request', 'response', 'request_raw', 'response_raw', 'tool_calls'];
+  for (const k of RECORD_FIELDS) fields[k] = payloads.includes(k) ? r[k] === null : r[k];
+  return {
+    row: callValues(7, 3, 100, 5000, o.call),
+    fields,
+    tool_calls: Array.isArray(r.tool_calls) ? r.tool_calls.length : -1,
+  };
+}
+
+function exact(bytes: Buffer, callIndex: number): ScanOutcome {
+  const stripped = stripAscii(bytes);
+  if (stripped.length === 0) return { kind: 'blank' };
+  return scanExchangeLineExact(stripped, stripped.byteOffset - bytes.byteOffset, callIndex);
+}
+
+let fastAnswered = 0;
+function check(bytes: Buffer, callIndex = 0): void {
+  const stripped = stripAscii(bytes);
+  if (stripped.length > 0 && isUtf8(stripped) && scanExchangeFast(stripped)) fastAnswered++;
+  expect(indexed(scanExchangeLine(bytes, callIndex))).toEqual(indexed(exact(bytes, callIndex)));
+}
+
+// --- adversarial lines -------------------------------------------------------------------------------------
+
+function exchangeLines(bad: boolean) {
+const ws = fc.constantFrom('', '', '', ' ', '\n', '\t ', '\r');
+const goodNumbers = [
+  '0', '1', '7', '-3', '-0', '-0.0', '0.0', '1.0', '5.0', '2.5', '1e2', '1E-2', '2.5e1', '1e400', '-1e400', '1e-400',
+  '123456789012345', '1234567890123456', '12345678901234567', '9007199254740993', '18446744073709551616', '-9223372036854775809',
+  '1786204990.570467',
+];
+const numberTok = fc.constantFrom(...goodNumbers, ...(bad ? ['01', '1.', '-', '.5', '1e', '+1', '0x10', 'NaN', 'Infinity', '-Infinity'] : []));
+const literalTok = fc.constantFrom('true', 'false', 'null', ...(bad ? ['tru', 'nul', 'True'] : []));
+const strPiece = fc.constantFrom(
+  'a', 'text', 'é', '😀', '日本', ' ', '\\"', '\\\\', '\\\\\\"', '\\n', '\\/', '\\u00e9', '\\u0000', '\\uD83D\\uDE00', '\\ud83d\\ude00',
+  '{', '}', '[', ']', ',', ':', '1.0', 'usage', '\\"usage\\":1.0',
+  ...(bad ? ['\\ud800', '\\udc00', '\\x', '\\u12', '\t', '\u0001', '"', '\\', '"usage":1.0'] : []),
+);
+const strTok = fc.array(strPiece, { maxLength: 6 }).map((p) => `"${p.join('')}"`);
+const keyTok = fc.oneof(
+  fc.constantFrom(
+    'usage', 'input_tokens', 'output_tokens', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'cached_input_tokens',
+    'input_tokens_details', 'prompt_tokens_details', 'output_tokens_details', 'completion_tokens_details', 'reasoning_tokens',
+    'reasoning_output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'model', 'id', 'status', 'output', 'type',
+    'function_call', 'reasoning', 'summary', 'text', 'choices', 'message', 'tool_calls', 'function', 'arguments', 'name', 'call_id',
+    'content', 'tool_use', 'input', 'thinking', 'stop_reason', 'finish_reason', 'incomplete_details', 'reason', 'reasoning_content',
+    '__proto__', '0', '1', '10', '4294967295', 'request', 'response', 'mod\\u0065l', 'usag\\u0065', '\\u0031', 'input_t\\u006fkens',
+  ).map((k) => `"${k}"`),
+  strTok,
+);
+const typeVal = fc.constantFrom('"function_call"', '"reasoning"', '"tool_use"', '"thinking"', '"message"', '"summary_text"');
+
+const { value: valueTok } = fc.letrec<{ value: string; object: string; array: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    numberTok, literalTok, strTok, typeVal, tie('object'), tie('array'),
+  ),
+  object: fc
+    .tuple(ws, fc.array(fc.tuple(keyTok, ws, tie('value'), ws), { maxLength: 5 }))
+    .map(([w, kvs]) => `{${w}${kvs.map(([k, w1, v, w2]) => `${k}${w1}:${v}${w2}`).join(',')}}`),
+  array: fc.tuple(ws, fc.array(tie('value'), { maxLength: 4 })).map(([w, vs]) => `[${w}${vs.join(',')}]`),
+}));
+
+const tokens = fc.oneof(numberTok, fc.constantFrom('"5"', 'true', 'null', '0', '12', '3.0', '-0'));
+const usageTok = fc
+  .array(fc.tuple(fc.constantFrom('input_tokens', 'output_tokens', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'cached_input_tokens'), tokens), { maxLength: 5 })
+  .chain((kvs) =>
+    fc
+      .option(fc.tuple(fc.constantFrom('input_tokens_details', 'prompt_tokens_details', 'output_tokens_details', 'completion_tokens_details'), fc.constantFrom('cached_tokens', 'cached_input_tokens', 'reasoning_tokens'), tokens))
+      .map((d) => `{${[...kvs.map(([k, v]) => `"${k}":${v}`), ...(d ? [`"${d[0]}":{"${d[1]}":${d[2]}}`] : [])].join(',')}}`),
+  );
+const outputItem = fc.oneof(
+  fc.tuple(strTok, fc.oneof(strTok, valueTok)).map(([n, a]) => `{"type":"function_call","call_id":"c1","name":${n},"arguments":${a}}`),
+  fc.oneof(valueTok, fc.constant('[{"type":"summary_text","text":"why"}]')).map((s) => `{"type":"reasoning","summary":${s}}`),
+  valueTok,
+);
+const responseTok = fc.oneof(
+  fc
+    .tuple(fc.oneof(strTok, valueTok), fc.array(outputItem, { maxLength: 3 }), fc.oneof(usageTok, valueTok), fc.constantFrom('', ',"temperature":1.0,"top_p":1.0', ',"0":1'))
+    .map(([m, out, u, extra]) => `{"id":"resp_1","model":${m},"status":"completed","output":[${out.join(',')}],"usage":${u}${extra}}`),
+  fc
+    .tuple(usageTok, valueTok, fc.oneof(valueTok, fc.constant('[{"id":"t","function":{"name":"f","arguments":"{\\"a\\":1.0}"}}]')))
+    .map(([u, msg, tc]) => `{"id":"x","choices":[{"finish_reason":"stop","message":{"content":${msg},"tool_calls":${tc},"reasoning_content":"r"}}],"usage":${u}}`),
+  fc
+    .tuple(usageTok, valueTok)
+    .map(([u, input]) => `{"id":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t","name":"f","input":${input}},{"type":"thinking","thinking":"t"}],"usage":${u}}`),
+  valueTok,
+);
+const requestTok = fc.oneof(
+  fc
+    .tuple(fc.oneof(strTok, valueTok), valueTok, valueTok, fc.boolean(), ws)
+    .map(([m, input, tools, modelFirst, w]) =>
+      modelFirst ? `{"model":${m},${w}"input":${input},"tools":${tools},"max_output_tokens":16384,"temperature":1.0}` : `{"input":${input},"tools":${tools},"top_p":1.0,${w}"model":${m}}`,
+    ),
+  valueTok,
+);
+const topKey = fc.constantFrom(
+  'model_call_id', 'dialect', 'model_ref', 'started_at', 'completed_at', 'latency_ms', 'latency_ttft_ms', 'status_code', 'error_category',
+  'request_raw', 'response_raw', 'extra',
+);
+const rawVal = fc.oneof(strTok, fc.constant('"data: {\\"type\\":\\"response.completed\\",\\"n\\":1.0}\\n\\n"'));
+const topVal = fc.oneof(numberTok, strTok, literalTok, valueTok, fc.constant('{"type":"responses_api_models","name":"srv"}'));
+return fc
+  .tuple(
+    fc.array(fc.oneof(fc.tuple(topKey, topVal), fc.tuple(fc.constantFrom('request_raw', 'response_raw'), rawVal)), { maxLength: 6 }),
+    requestTok,
+    responseTok,
+    fc.array(fc.tuple(fc.constantFrom('request', 'response', 'response_raw', 'usage', '0', 'reque\\u0073t'), topVal), { maxLength: 2 }),
+    ws,
+  )
+  .map(([pre, req, resp, post, w]) =>
+    `${w}{"model_call_id":"c","dialect":"responses","model_ref":{"type":"responses_api_models","name":"srv"},"started_at":1.5,${pre
+      .map(([k, v]) => `"${k}":${v},`)
+      .join('')}"request":${w}${req}${w},"response":${resp}${post.map(([k, v]) => `,"${k}":${v}`).join('')}}${w}`,
+  );
+}
+const exchangeLine = exchangeLines(true);
+const cleanLine = exchangeLines(false);
+const valueTok = fc.letrec((tie) => ({ v: fc.oneof(fc.string(), fc.integer(), tie('a')), a: fc.array(tie('v'), { maxLength: 3 }) })).v.map((v) => JSON.stringify(v));
+
+/** One random byte-level edit: delete, duplicate or replace one byte (often with a structural character). */
+const mutation = fc.tuple(fc.nat(), fc.constantFrom('del', 'dup', 'rep'), fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', '0', '.', 'a', '\u00ff'));
+function mutate(text: string, [at, kind, ch]: [number, string, string]): Buffer {
+  const b = Buffer.from(text, 'utf8');
+  if (b.length === 0) return b;
+  const i = at % b.length;
+  const c = Buffer.from(ch, 'latin1'); // \u00ff is a lone 0xFF byte: invalid UTF-8
+  if (kind === 'del') return Buffer.concat([b.subarray(0, i), b.subarray(i + 1)]);
+  if (kind === 'dup') return Buffer.concat([b.subarray(0, i), c, b.subarray(i)]);
+  return Buffer.concat([b.subarray(0, i), c, b.subarray(i + 1)]);
+}
+
+describe('fast capture-line scan = lossless scan (indexed row)', () => {
+  it('generated exchanges with valid but tricky tokens', () => {
+    fastAnswered = 0;
+    fc.assert(
+      fc.property(cleanLine, fc.nat(50), (text, callIndex) => check(Buffer.from(text, 'utf8'), callIndex)),
+      { numRuns: 4000 },
+    );
+    expect(fastAnswered).toBeGreaterThan(200); // the fast path is exercised, not always declined
+  });
+
+  it('generated exchanges with adversarial tokens', () => {
+    fc.assert(
+      fc.property(exchangeLine, fc.nat(50), (text, callIndex) => check(Buffer.from(text, 'utf8'), callIndex)),
+      { numRuns: 4000 },
+    );
+  });
+
+  it('the same with one byte edited (invalid lines, broken strings and brackets)', () => {
+    fc.assert(fc.property(fc.oneof(exchangeLine, cleanLine), mutation, (text, m) => check(mutate(text, m))), { numRuns: 4000 });
+  });
+
+  it('arbitrary JSON texts and strings', () => {
+    fc.assert(fc.property(valueTok, (t) => check(Buffer.from(t, 'utf8'))), { numRuns: 1000 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (t) => check(Buffer.from(t, 'utf8'))), { numRuns: 500 });
+  });
+
+  it.each([
+    ['whole float token count', '{"request":{},"response":{"usage":{"input_tokens":5.0,"output_tokens":2}}}'],
+    ['-0 token count', '{"request":{},"response":{"usage":{"input_tokens":-0,"output_tokens":2}}}'],
+    ['-0 started_at', '{"started_at":-0,"request":{},"response":{}}'],
+    ['lone surrogate in the response', '{"request":{},"response":{"id":"\\ud800"}}'],
+    ['lone surrogate in the request body (skipped, fine)', '{"request":{"input":"\\ud800"},"response":{"id":"r"}}'],
+    ['lone surrogate in the request model', '{"request":{"model":"\\ud800"},"response":{}}'],
+    ['escaped request key', '{"reque\\u0073t":{"input":[1,2]},"response":{}}'],
+    ['escaped model key', '{"request":{"mod\\u0065l":"m","input":[]},"response":{}}'],
+    ['duplicate request', '{"request":{"model":"a"},"request":{"model":"b"},"response":{}}'],
+    ['duplicate response', '{"request":{},"response":{"model":"a"},"response":{"model":"b"}}'],
+    ['index keys in the response', '{"request":{},"response":{"usage":{"1":2,"input_tokens":3}}}'],
+    ['big int', '{"request":{},"response":{"usage":{"input_tokens":12345678901234567890}}}'],
+    ['bad structure in the request body', '{"request":{"input":[1,2}},"response":{}}'],
+    ['unchecked tokens in the request body', '{"request":{"input":[1 2 x]},"response":{}}'],
+    ['bad scalar in the request', '{"request":{"n":NaN},"response":{}}'],
+    ['control character in the request body', '{"request":{"input":"a\tb"},"response":{}}'],
+    ['control character in a request key', '{"request":{"a\tb":1},"response":{}}'],
+    ['escaped quotes', '{"request":{"input":"\\"\\\\\\"\\\\"},"response":{"output":[{"type":"function_call","arguments":"{\\"a\\": 1.0}"}]}}'],
+    ['not an object', '[1,2]'],
+    ['escaped usage key with whole-float counts', '{"request":{},"response":{"usag\\u0065":{"input_tokens":5.0,"output_tokens":2.0}}}'],
+    ['escaped index key', '{"request":{},"response":{"output":[{"type":"reasoning","summary":{"\\u0030":1,"a":2}}]}}'],
+    ['escaped response key', '{"request":{},"respons\\u0065":{"usage":{"input_tokens":1}}}'],
+    ['raw body with a lone surrogate', '{"request":{},"response":{},"response_raw":"a\\ud800"}'],
+    ['raw body with a bad escape', '{"request":{},"response":{},"request_raw":"a\\x"}'],
+    ['raw body with a control character', '{"request":{},"response":{},"response_raw":"a\u0001b"}'],
+    ['raw body with a short \\u escape', '{"request":{},"response":{},"response_raw":"a\\u12"}'],
+    ['raw body not a string', '{"request":{},"response":{},"response_raw":{"a":1.0}}'],
+    ['raw body with escapes', '{"request":{},"response":{},"response_raw":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00"}'],
+    ['trailing data', '{"request":{},"response":{}} x'],
+    ['deep nesting', `{"request":{"input":${'['.repeat(1100)}${']'.repeat(1100)}},"response":{}}`],
+    ['deep response', `{"request":{},"response":{"a":${'['.repeat(600)}${']'.repeat(600)}}}`],
+    ['non-object request', '{"request":[1.0,{"model":"x"}],"response":{"model":"m"}}'],
+    ['proto keys', '{"__proto__":{"x":1},"request":{"__proto__":1,"model":"m"},"response":{"__proto__":{"usage":1},"usage":{"input_tokens":1}}}'],
+    ['non-iterable summary', '{"request":{},"response":{"output":[{"type":"reasoning","summary":1.0}]}}'],
+  ])('%s', (_name, text) => {
+    check(Buffer.from(text, 'utf8'));
+  });
+});
+
+describe('fast capture-line scan over the demo data', () => {
+  let dir: string;
+  const lines: Buffer[] = [];
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-scanfast-'));
+    await generateDemo({ out: path.join(dir, 'demo') });
+    const walk = (d: string): void => {
+      for (const f of readdirSync(d)) {
+        const p = path.join(d, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (f.endsWith('.capture.jsonl')) {
+          const buf = readFileSync(p);
+          for (let s = 0, nl = buf.indexOf(10); nl >= 0; s = nl + 1, nl = buf.indexOf(10, s)) lines.push(buf.subarray(s, nl));
+        }
+      }
+    };
+    walk(dir);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('every capture line of every demo run: same indexed row, mostly answered by the fast path', () => {
+    expect(lines.length).toBeGreaterThan(100);
+    fastAnswered = 0;
+    lines.forEach((l, i) => check(l, i));
+    expect(fastAnswered).toBeGreaterThan(lines.length * 0.9);
+  });
+
+  it('demo lines with one byte edited', () => {
+    fc.assert(
+      fc.property(fc.nat(lines.length - 1), mutation, (k, m) => check(mutate(lines[k].toString('utf8'), m))),
+      { numRuns: 3000 },
+    );
+  });
+});
