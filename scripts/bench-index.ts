@@ -1446,7 +1446,7 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       'huge-mb': { type: 'string' },
       'live-seconds': { type: 'string' },
-      'live-rate': { type: 'string', default: '1000' },
+      'live-rate': { type: 'string', default: '1200' },
       reps: { type: 'string' },
       profile: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
