@@ -1,9 +1,11 @@
-// The two API routes `serve` answers from node:http before Next.js, behind the same guard and with the same
+// The three API routes `serve` answers from node:http before Next.js, behind the same guard and with the same
 // contract as their route files under app/api (which `next dev` still uses):
 // - GET /api/runs, so that the first API answer comes as soon as the index is open, not after Next has
 //   loaded (about 5 s of a 7.6 s start on a shared 2-core machine);
 // - GET .../calls/{call}/raw, the stored line piped from its byte span with 1 MiB reads: the Next route's
-//   web stream moved a 256 MB line at 138 MB/s, a node pipe moves it at disk speed.
+//   web stream moved a 256 MB line at 138 MB/s, a node pipe moves it at disk speed;
+// - GET .../calls/{call}, the call record around its request and response spans, written as it is read: the
+//   payload view of a 10 MB request spent most of its wait in the Next route's web stream.
 // Ids are validated by the API's schemas and only locate rows in the index; the file read is the path the
 // index stored for that row, never one taken from the request. The schemas (zod: 0.5-1.5 s to load here)
 // are loaded after the server listens, not before.
@@ -21,6 +23,7 @@ export function warmDirectRoutes(): void {
 }
 
 const RAW = /^\/api\/runs\/([^/]+)\/rollouts\/([^/]+)\/calls\/([^/]+)\/raw$/;
+const CALL = /^\/api\/runs\/([^/]+)\/rollouts\/([^/]+)\/calls\/([^/]+)$/;
 const READ_CHUNK = 1 << 20;
 
 async function sendError(res: ServerResponse, code: ErrorCode, message: string): Promise<void> {
@@ -56,6 +59,53 @@ async function raw(index: CallscopeIndex, m: RegExpExecArray, url: URL, req: Inc
     return;
   }
   await pump(file, span.start, span.length, res).finally(() => file.close());
+}
+
+async function call(index: CallscopeIndex, m: RegExpExecArray, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { RunIdSchema, RolloutKeySchema, CallIdSchema, notFound } = await api();
+  const run = RunIdSchema.parse(segment(m[1]));
+  const rollout = RolloutKeySchema.parse(segment(m[2]));
+  const id = CallIdSchema.parse(segment(m[3]));
+  const body = await index.callDetail(run, rollout, id);
+  if (!body) throw notFound(`call '${id}' of rollout '${rollout}'`);
+  if (body.kind === 'json') {
+    const { serialize } = await import('../capture/json');
+    const text = serialize(body.record);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(req.method === 'HEAD' ? undefined : text);
+    return;
+  }
+  const { streamParts } = await import('../index/payload');
+  const parts = streamParts(body.parts);
+  // The first part is read before the status is sent, so that a file gone missing is still an error answer.
+  let next = await parts.next();
+  res.writeHead(200, { 'content-type': 'application/json' });
+  if (req.method === 'HEAD') {
+    await parts.return(undefined);
+    res.end();
+    return;
+  }
+  let closed = false;
+  res.once('close', () => (closed = true));
+  try {
+    while (!next.done && !closed) {
+      if (!res.write(next.value)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+      next = await parts.next();
+    }
+  } finally {
+    if (!next.done) await parts.return(undefined);
+  }
+  res.end();
 }
 
 /**
@@ -102,6 +152,8 @@ export function makeDirectRoutes(index: CallscopeIndex): (req: IncomingMessage, 
       });
     }
     const m = RAW.exec(url.pathname);
-    return m ? answer(() => raw(index, m, url, req, res)) : false;
+    if (m) return answer(() => raw(index, m, url, req, res));
+    const c = CALL.exec(url.pathname);
+    return c ? answer(() => call(index, c, req, res)) : false;
   };
 }

@@ -139,6 +139,9 @@ describe('the JSON API', () => {
     for (const [p, status] of [
       ['/api/runs/nope/rollouts', 404],
       ['/api/runs/swe-claude-code/rollouts/nope-9', 404],
+      ['/api/runs/swe-claude-code/rollouts/0-0/calls/nope', 404],
+      ['/api/runs/swe-claude-code/rollouts/0-0/calls/nope/raw', 404],
+      ['/api/runs/swe-claude-code/rollouts/0-0/calls/a%20b', 400],
       ['/api/runs/swe-claude-code/rollouts?sort=bogus', 400],
       ['/api/runs/swe-claude-code/rollouts?cursor=abc', 400],
       ['/api/compare?runs=', 400],
