@@ -40,6 +40,22 @@ const tagList = (values: Set<string>) => (values.size ? `|${[...values].sort().j
 
 const add = (s: number | null, v: number | null) => (v === null ? s : (s ?? 0) + v);
 
+/**
+ * A rollout's capture gaps (§5.1: from the capture dir, or the rollout line's own attachment when there is no
+ * capture dir) and whether its attachment disagrees with the capture dir, given its call count and total.
+ */
+export function gapsAndMismatch(r: RolloutCaptureState, hasCaptureDir: boolean, calls: number, tokensTotal: number | null): { gaps: unknown[]; mismatch: 0 | 1 } {
+  let gaps: unknown[];
+  if (hasCaptureDir) {
+    const found = r.capture_file !== null || r.marker === 1;
+    gaps = (found ? captureGaps(r.unreadable, r.marker === 1, calls) : [{ code: 'model_call_capture_no_records' }]).map(gapJson);
+  } else {
+    gaps = r.attached_gaps ? (JSON.parse(r.attached_gaps) as unknown[]) : [];
+  }
+  const mismatch = hasCaptureDir && r.attached_calls !== null && (r.attached_calls !== calls || r.attached_tokens_total !== tokensTotal) ? 1 : 0;
+  return { gaps, mismatch };
+}
+
 /** The values of `UPDATE_SQL`'s SET list, in order. */
 export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCaptureDir: boolean): unknown[] {
   let tokensIn = null, tokensOut = null, tokensReasoning = null, tokensTotal = null, cached = null;
@@ -72,15 +88,7 @@ export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCa
     if (c.started_at !== null) started = started === null ? c.started_at : Math.min(started, c.started_at);
     if (c.completed_at !== null) completed = completed === null ? c.completed_at : Math.max(completed, c.completed_at);
   }
-  let gaps: unknown[];
-  if (hasCaptureDir) {
-    const found = r.capture_file !== null || r.marker === 1;
-    gaps = (found ? captureGaps(r.unreadable, r.marker === 1, calls.length) : [{ code: 'model_call_capture_no_records' }]).map(gapJson);
-  } else {
-    gaps = r.attached_gaps ? (JSON.parse(r.attached_gaps) as unknown[]) : [];
-  }
-  const mismatch =
-    hasCaptureDir && r.attached_calls !== null && (r.attached_calls !== calls.length || r.attached_tokens_total !== tokensTotal) ? 1 : 0;
+  const { gaps, mismatch } = gapsAndMismatch(r, hasCaptureDir, calls.length, tokensTotal);
   return [
     calls.length, tokensIn, tokensOut, tokensReasoning, tokensTotal, cached,
     latencies.length ? neumaierSum(latencies) : null, latencyMax, median(ttfts), errors, JSON.stringify(gaps), gaps.length,

@@ -6,7 +6,7 @@
 // Folds are cached only for rollouts the live path touched, a bounded number of them; any change that is
 // not a pure append (a file read again, a deleted file, an error) drops the rollout's fold.
 import type Database from 'better-sqlite3';
-import { captureGaps, gapJson } from '../capture/attachment';
+import { gapsAndMismatch, type RolloutCaptureState } from './aggregate';
 
 const AGG_COLUMNS = `tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_ms, ttft_ms, error_category, model_server, dialect,
   started_at, completed_at`;
@@ -102,25 +102,11 @@ export class RolloutFold {
     this.upTo = to;
   }
 
-  /** Writes the aggregates to the rollout's row, with the gaps and mismatch rules of `recomputeRollout`. */
+  /** Writes the aggregates to the rollout's row, with the gaps and mismatch rules of `rolloutAggregate`. */
   write(db: Database.Database, pk: number, hasCaptureDir: boolean): void {
-    const r = stmts(db).rollout.get(pk) as {
-      capture_file: number | null;
-      marker: number;
-      unreadable: number;
-      attached_calls: number | null;
-      attached_tokens_total: number | null;
-      attached_gaps: string | null;
-    };
+    const r = stmts(db).rollout.get(pk) as RolloutCaptureState;
     const tokensTotal = this.tokens[3];
-    let gaps: unknown[];
-    if (hasCaptureDir) {
-      const found = r.capture_file !== null || r.marker === 1;
-      gaps = (found ? captureGaps(r.unreadable, r.marker === 1, this.calls) : [{ code: 'model_call_capture_no_records' }]).map(gapJson);
-    } else {
-      gaps = r.attached_gaps ? (JSON.parse(r.attached_gaps) as unknown[]) : [];
-    }
-    const mismatch = hasCaptureDir && r.attached_calls !== null && (r.attached_calls !== this.calls || r.attached_tokens_total !== tokensTotal) ? 1 : 0;
+    const { gaps, mismatch } = gapsAndMismatch(r, hasCaptureDir, this.calls, tokensTotal);
     const c = this.latencyC;
     const latencySum = this.latencyN ? (c && Number.isFinite(c) ? this.latencyS + c : this.latencyS) : null;
     const n = this.ttfts.length;
