@@ -7,7 +7,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { serialize } from '../capture/json';
-import { MinHeap } from './heap';
+import { MinHeap } from '../util/min-heap';
 import { defaultRuns, type RunDef } from './runs';
 import { captureDirOf, resolveRun, runShard, type RunSelector, type ShardJob, type ShardResult } from './shard';
 import { workerShard } from './workers';

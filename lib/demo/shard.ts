@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { buildAttachment, collectCapture } from '../capture/attachment';
 import { serialize, setKey } from '../capture/json';
-import { MinHeap } from './heap';
+import { MinHeap } from '../util/min-heap';
 import { Rng } from './random';
 import { simulateRollout, type RolloutSpec, type SimulatedRollout } from './rollout';
 import { benchRun, defaultRuns, runSpecs, type RunDef, type Special } from './runs';

@@ -10,6 +10,7 @@
 // - O(n log n): one sort and two binary heaps.
 // Calls without a start are not placed (row -1) and counted; a call without an end is drawn with its latency,
 // or as a zero-width mark.
+import { MinHeap } from '../util/min-heap';
 
 export interface TimelineInput {
   /** Start and end in ms (any origin); null when unknown. */
@@ -36,53 +37,6 @@ export interface TimelineLayout {
   /** Time extent over the placed calls, or null when none is placed. */
   extent: [number, number] | null;
   unplaced: number;
-}
-
-/** A binary min-heap of numbers ordered by a key function (rows keyed by end time or by number). */
-class Heap {
-  private items: number[] = [];
-  constructor(private readonly less: (a: number, b: number) => boolean) {}
-  get size(): number {
-    return this.items.length;
-  }
-  peek(): number {
-    return this.items[0];
-  }
-  push(v: number): void {
-    const a = this.items;
-    a.push(v);
-    let i = a.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(a[i], a[p])) break;
-      const t = a[i];
-      a[i] = a[p];
-      a[p] = t;
-      i = p;
-    }
-  }
-  pop(): number {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop()!;
-    if (a.length) {
-      a[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < a.length && this.less(a[l], a[m])) m = l;
-        if (r < a.length && this.less(a[r], a[m])) m = r;
-        if (m === i) break;
-        const t = a[i];
-        a[i] = a[m];
-        a[m] = t;
-        i = m;
-      }
-    }
-    return top;
-  }
 }
 
 export function layoutTimeline(input: TimelineInput, minGapMs = 0): TimelineLayout {
@@ -116,12 +70,12 @@ export function layoutTimeline(input: TimelineInput, minGapMs = 0): TimelineLayo
     const rowEnd = new Float64Array(placed.length - next);
     let rowCount = 0;
     // Busy rows by the time they free up (then by number), free rows by number.
-    const busy = new Heap((a, b) => rowEnd[a] < rowEnd[b] || (rowEnd[a] === rowEnd[b] && a < b));
-    const free = new Heap((a, b) => a < b);
+    const busy = new MinHeap<number>((a, b) => rowEnd[a] < rowEnd[b] || (rowEnd[a] === rowEnd[b] && a < b));
+    const free = new MinHeap<number>((a, b) => a < b);
     for (; next < placed.length && groupOf[placed[next]] === group; next++) {
       const i = placed[next];
-      while (busy.size && rowEnd[busy.peek()] + minGapMs <= x0[i]) free.push(busy.pop());
-      const r = free.size ? free.pop() : rowCount++;
+      while (busy.size && rowEnd[busy.peek()!] + minGapMs <= x0[i]) free.push(busy.pop()!);
+      const r = free.size ? free.pop()! : rowCount++;
       rowEnd[r] = x1[i];
       busy.push(r);
       row[i] = firstRow + r;

@@ -1,5 +1,5 @@
-// A binary min-heap: the scheduler's free worker slots, and the reorder window that turns dispatch order
-// into completion order with bounded memory.
+// A binary min-heap: the demo scheduler's free worker slots and its reorder window (dispatch order into
+// completion order with bounded memory), and the timeline layout's busy and free rows.
 export class MinHeap<T> {
   private readonly items: T[] = [];
 
@@ -7,6 +7,11 @@ export class MinHeap<T> {
 
   get size(): number {
     return this.items.length;
+  }
+
+  /** The smallest item, left in place (undefined when empty). */
+  peek(): T | undefined {
+    return this.items[0];
   }
 
   push(item: T): void {
