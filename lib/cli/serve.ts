@@ -45,14 +45,24 @@ export async function buildIsStale(root = PROJECT_ROOT): Promise<boolean> {
   return Math.max(...sources) > built.mtimeMs;
 }
 
+/**
+ * Dates the build to when it started: BUILD_ID is written at the end, so a source edited while `next build`
+ * ran would otherwise look older than the build and never be built.
+ */
+export async function dateBuild(startedMs: number, root = PROJECT_ROOT): Promise<void> {
+  const t = startedMs / 1000;
+  await fsp.utimes(path.join(root, '.next', 'BUILD_ID'), t, t);
+}
+
 function runNextBuild(root: string, io: CliIO): Promise<void> {
+  const started = Date.now();
   const nextBin = createRequire(path.join(root, 'package.json')).resolve('next/dist/bin/next');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [nextBin, 'build'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => io.stderr.write(d));
     child.stderr.on('data', (d) => io.stderr.write(d));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`next build failed with exit code ${code}`))));
+    child.on('exit', (code) => (code === 0 ? dateBuild(started, root).then(resolve, reject) : reject(new Error(`next build failed with exit code ${code}`))));
   });
 }
 

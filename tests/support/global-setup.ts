@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { buildIsStale, PROJECT_ROOT } from '../../lib/cli/serve';
+import { buildIsStale, dateBuild, PROJECT_ROOT } from '../../lib/cli/serve';
 
 /** True when this run includes end-to-end tests: no file filter given, or a filter naming e2e. */
 function runsEndToEnd(): boolean {
@@ -14,6 +14,8 @@ function runsEndToEnd(): boolean {
 export default async function setup(): Promise<void> {
   if (!runsEndToEnd() || !(await buildIsStale())) return;
   const nextBin = createRequire(path.join(PROJECT_ROOT, 'package.json')).resolve('next/dist/bin/next');
+  const started = Date.now();
   const r = spawnSync(process.execPath, [nextBin, 'build'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`next build failed with exit code ${r.status}`);
+  await dateBuild(started);
 }
