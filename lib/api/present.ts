@@ -3,6 +3,14 @@ import type { RolloutRow } from '../index/queries';
 
 const tags = (t: string | null) => (t ? t.split('|').filter(Boolean) : []);
 
+/**
+ * A stamp that changes whenever a rollout's calls change: capture files only grow, and any change moves one of
+ * these aggregates. The rollout page refetches its calls on a new stamp; the calls route caches by it.
+ */
+export function rolloutVersion(r: RolloutRow): string {
+  return [r.num_calls, r.tokens_total, r.latency_sum, r.errors, r.started_at, r.completed_at, r.unreadable, r.marker].join('|');
+}
+
 export function presentRollout(r: RolloutRow) {
   return {
     key: r.key,

@@ -1,15 +1,9 @@
-import Link from 'next/link';
-import { EmptyState } from '@/components/ui/empty-state';
+import { NotFoundState } from '@/components/ui/not-found-state';
 
 export default function RolloutNotFound() {
   return (
-    <EmptyState title="Rollout not found">
-      <p>This run has no rollout (or call) with that id.</p>
-      <p className="mt-3">
-        <Link href="/" className="text-accent hover:underline">
-          Back to the runs
-        </Link>
-      </p>
-    </EmptyState>
+    <NotFoundState title="Rollout not found">
+      This run has no rollout (or call) with that id.
+    </NotFoundState>
   );
 }

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { RolloutCallViews } from '@/components/calls/rollout-call-views';
-import { presentRollout } from '@/lib/api/present';
+import { presentRollout, rolloutVersion } from '@/lib/api/present';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { getInstance } from '@/lib/server/instance';
 import { AttemptLinks } from './_components/attempt-links';
@@ -29,8 +29,7 @@ export default async function RolloutPage({ params }: Props) {
       <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
       <AttemptLinks run={run} attempts={attempts} />
       <GapList gaps={r.gaps} />
-      {/* Any change to the rollout's calls moves one of these, and the views fetch the calls again. */}
-      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={[row.num_calls, row.tokens_total, row.latency_sum, row.errors, row.completed_at, row.unreadable, row.marker].join('|')} />
+      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={rolloutVersion(row)} />
     </div>
   );
 }

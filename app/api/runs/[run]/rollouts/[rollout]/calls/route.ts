@@ -5,6 +5,7 @@
 // until the rollout changes (capture files only grow, and any change moves the aggregates).
 import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
+import { rolloutVersion } from '@/lib/api/present';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { getInstance } from '@/lib/server/instance';
 import { toCallColumns } from '@/lib/view/series';
@@ -22,7 +23,7 @@ export const GET = handle(async (_req: NextRequest, ctx: { params: Promise<{ run
   const row = index.rollout(run, rollout);
   if (!row) throw notFound(`rollout '${rollout}' of run '${run}'`);
   const key = `${run}/${rollout}`;
-  const stamp = [row.num_calls, row.tokens_total, row.latency_sum, row.errors, row.started_at, row.completed_at, row.unreadable, row.marker].join('|');
+  const stamp = rolloutVersion(row);
   let hit = cache.get(key);
   if (hit?.stamp !== stamp) {
     hit = { stamp, body: JSON.stringify(toCallColumns(index.rolloutCalls(run, rollout) ?? [])) };
