@@ -37,6 +37,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
+import type { CompareCache } from '../lib/index/compare';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -250,8 +251,13 @@ async function childIngest(p: ChildParams) {
   }, 5_000);
   await index.refresh();
   const tDone = now();
-  clearInterval(ticker);
   const cpu = process.cpuUsage(cpu0);
+  // The compare figures the index computes in the background after a large pass (not part of the ingest figure,
+  // reported beside it; the size on disk below includes them).
+  await index.compareFilled();
+  const tFilled = now();
+  const cpuFill = process.cpuUsage(cpu0);
+  clearInterval(ticker);
   const runs = index.listRuns();
   const memory = mem.stop();
   index.close();
@@ -279,6 +285,8 @@ async function childIngest(p: ChildParams) {
     refresh_ms: round(tDone - tOpen),
     wall_ms: round(tDone - t0),
     cpu_ms: round((cpu.user + cpu.system) / 1000),
+    compare_fill_ms: round(tFilled - tDone),
+    compare_fill_cpu_ms: round((cpuFill.user + cpuFill.system - cpu.user - cpu.system) / 1000),
     runs: runs.map((r) => ({ id: r.id, progress: r.progress, totals: { rollouts: r.totals.rollouts, calls: r.totals.calls } })),
     memory,
     disk,
@@ -344,14 +352,12 @@ async function childQuery(p: ChildParams) {
   // in-memory ones invalidated for that rollout), then the next compare.
   const a2change: number[] = [];
   {
-    const { dropRunStats } = await import('../lib/index/compare');
     const runNo = index.runSource(runId)!.no;
     const pks = index.db.prepare('SELECT pk FROM rollouts WHERE run_no = ?').pluck().all(runNo) as number[];
     const randPk = rng(`${p.seed}:a2`);
     for (let k = 0; k < (p.reps ?? 30); k++) {
       const pk = pks[Math.floor(randPk() * pks.length)];
-      dropRunStats(index.db, runNo);
-      (index as unknown as { compareCache: { invalidate(no: number, changed: number[]): void } }).compareCache.invalidate(runNo, [pk]);
+      (index as unknown as { compareCache: CompareCache }).compareCache.invalidate(index.db, runNo, [pk]);
       const t = now();
       index.compare([runId]);
       a2change.push(now() - t);
@@ -1601,7 +1607,6 @@ async function queryOnly(args: { index: string; corpus: string; seed: string; re
     const db = new Database(file);
     const { migrate } = await import('../lib/index/schema');
     migrate(db);
-    db.exec('DELETE FROM run_stats');
     db.pragma('wal_checkpoint(TRUNCATE)');
     let objects: { name: string; bytes: number }[] = [];
     try {
@@ -1652,7 +1657,7 @@ function tableRows(r: Record<string, any>): Row[] {
   const i1 = r.i1;
   if (i1) rows.push({
     id: 'I1',
-    figure: `ingest ${i1.ingest_mb_s} MB/s, ${Math.round(i1.ingest_calls_s)} calls/s; JSON.parse baseline ${i1.baseline_mb_s} MB/s (same run)`,
+    figure: `ingest ${i1.ingest_mb_s} MB/s, ${Math.round(i1.ingest_calls_s)} calls/s; JSON.parse baseline ${i1.baseline_mb_s} MB/s (same run)${i1.ingest.compare_fill_ms !== undefined ? `; compare figures filled in the background ${Math.round(i1.ingest.compare_fill_ms)} ms after` : ''}`,
     target: '≥ 2× JSON.parse',
     result: `${i1.ratio_wall}× wall, ${i1.ratio_cpu}× cpu: ${verdict(i1.ratio_wall >= 2)}`,
   });

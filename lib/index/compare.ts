@@ -1,12 +1,15 @@
 // Cross-run comparison: totals, per-model-server usage, per-rollout token distributions, latency and TTFT
 // percentiles, error categories, gaps, reward, and a per-task pairing where runs share task indices.
-// A run's figures (its rollouts' distributions and per-task means, its calls' sums and exact percentiles) are
-// computed on the first compare after the run changed and kept in memory and in `run_stats`, which ingest clears
-// whenever the run changes; so a compare over an unchanged 1M-call run, even in a fresh process, reads one row.
-// The call figures are also kept per batch of rollouts in memory, so that after a change only the batches of
-// the changed rollouts are read again (see CompareCache).
+//
+// A run's figures are kept whole (in memory and in run_stats), so a compare over an unchanged 1M-call run, even
+// in a fresh process, reads one row. Under them, every figure but the totals is kept per batch of the run's
+// rollouts (pk >> BATCH_SHIFT): sums and counts, and sorted values from which exact order statistics are taken
+// across batches, in memory and, in compact binary form (batch-codec.ts), in compare_batches; so a change to a
+// rollout recomputes its batch only and merges it with the others. Ingest drops the batches it touched (CompareCache.invalidate); after a large pass the index
+// computes the missing batches in the background (CompareCache.fill), so the first compare need not.
 import type Database from 'better-sqlite3';
 import { runTotals, type RunTotals } from './queries';
+import { ByteReader, ByteWriter } from './batch-codec';
 
 export const QUANTILES = [0.05, 0.25, 0.5, 0.75, 0.95] as const;
 const PERCENTILES = [0.5, 0.9, 0.99] as const;
@@ -20,11 +23,6 @@ export interface Distribution {
   count: number;
   mean: number | null;
   quantiles: (number | null)[];
-}
-
-function distribution(sorted: number[]): Distribution {
-  const mean = sorted.length ? sorted.reduce((a, b) => a + b, 0) / sorted.length : null;
-  return { count: sorted.length, mean, quantiles: quantiles(sorted, QUANTILES) };
 }
 
 export interface RunCallStats {
@@ -69,163 +67,291 @@ interface RunFigures {
   tasks: TaskMeans[];
 }
 
-/** Rollout pks per call batch: a change to a rollout recomputes the call figures of its batch only. */
-export const BATCH_SHIFT = 10;
+/** Rollout pks per batch: a change to a rollout recomputes the figures of its batch only. */
+export const BATCH_SHIFT = 9;
 
 type ServerRow = RunCallStats['servers'][number];
+const TOKEN_KEYS = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total'] as const;
 
-/** The call figures of one run's rollouts with pk in [b << BATCH_SHIFT, (b + 1) << BATCH_SHIFT). */
-interface CallBatch {
-  servers: Map<string | null, ServerRow>;
-  categories: Map<string, number>;
-  latency: Float64Array; // sorted
-  ttft: Float64Array; // sorted
+/** Per task of a batch: rollouts, and the sums and counts of their non-null token totals and rewards. */
+interface TaskSums {
+  t: number;
+  n: number;
+  tokSum: number;
+  tokN: number;
+  rewSum: number;
+  rewN: number;
+}
+
+/** The figures of one run's rollouts with pk in [b << BATCH_SHIFT, (b + 1) << BATCH_SHIFT). */
+export interface Batch {
+  servers: ServerRow[];
+  categories: [string, number][];
+  gaps: [string, number][];
+  tasks: TaskSums[]; // by t
+  latency: Float64Array; // the calls' values, sorted
+  ttft: Float64Array;
+  tokens: Record<(typeof TOKEN_KEYS)[number], Float64Array>; // the rollouts' values, sorted
+  reward: Float64Array;
 }
 
 const addNullable = (a: number | null, b: number | null) => (b === null ? a : (a ?? 0) + b);
+const sortedOf = (values: number[]) => Float64Array.from(values).sort();
 
 /**
- * The figures of each run: whole (`figures`, also stored in `run_stats` for other processes) and, for the calls,
- * per batch of rollouts (`batches`, in memory). A change to a run drops its whole figures and the batches of
- * the rollouts that changed; the next compare recomputes those batches and merges (sums, and exact order
- * statistics over the batches' sorted values). Other runs keep everything.
+ * A run's figures, whole (in memory) and per batch (in memory and in compare_batches). A change drops the run's
+ * whole figures and the batches of the rollouts that changed; the next compare recomputes those batches (or
+ * `fill` does, in the background) and merges them with the others. Other runs keep everything.
  */
 export class CompareCache {
-  private readonly cache = new Map<number, RunFigures>();
-  private readonly batches = new Map<number, Map<number, CallBatch>>();
+  private readonly whole = new Map<number, RunFigures>();
+  private readonly batches = new Map<number, Map<number, Batch>>();
+
+  /** `shift`: rollout pks per batch as a power of two (tests use small batches). */
+  constructor(readonly shift = BATCH_SHIFT) {}
 
   /** `changed`: the pks of the rollouts that changed; without it, every figure of the run is dropped. */
-  invalidate(runNo: number, changed?: Iterable<number>): void {
-    this.cache.delete(runNo);
+  invalidate(db: Database.Database, runNo: number, changed?: Iterable<number>): void {
+    this.whole.delete(runNo);
+    db.prepare('DELETE FROM run_stats WHERE run_no = ?').run(runNo);
     const batches = this.batches.get(runNo);
-    if (!batches) return;
     if (!changed) {
       this.batches.delete(runNo);
+      db.prepare('DELETE FROM compare_batches WHERE run_no = ?').run(runNo);
       return;
     }
-    for (const pk of changed) batches.delete(pk >> BATCH_SHIFT);
+    const dropped = new Set<number>();
+    for (const pk of changed) dropped.add(pk >> this.shift);
+    const drop = db.prepare('DELETE FROM compare_batches WHERE run_no = ? AND batch = ?');
+    db.transaction(() => {
+      for (const b of dropped) {
+        batches?.delete(b);
+        drop.run(runNo, b);
+      }
+    })();
   }
 
   figures(db: Database.Database, runNo: number): RunFigures {
-    const hit = this.cache.get(runNo);
-    if (hit) return hit;
+    let figures = this.whole.get(runNo);
+    if (figures) return figures;
     const stored = db.prepare('SELECT stats FROM run_stats WHERE run_no = ?').pluck().get(runNo) as string | undefined;
-    const figures = stored ? (JSON.parse(stored) as RunFigures) : computeFigures(db, runNo, this.callStats(db, runNo));
-    if (!stored) db.prepare('INSERT OR REPLACE INTO run_stats (run_no, stats) VALUES (?, ?)').run(runNo, JSON.stringify(figures));
-    this.cache.set(runNo, figures);
+    if (stored) figures = JSON.parse(stored) as RunFigures;
+    else {
+      const batches = batchIds(db, runNo, this.shift).map((b) => this.batch(db, runNo, b));
+      figures = mergeFigures(runTotals(db, runNo), batches);
+      db.prepare('INSERT OR REPLACE INTO run_stats (run_no, stats) VALUES (?, ?)').run(runNo, JSON.stringify(figures));
+    }
+    this.whole.set(runNo, figures);
     return figures;
   }
 
-  private callStats(db: Database.Database, runNo: number): RunCallStats {
-    let batches = this.batches.get(runNo);
-    if (!batches) {
-      batches = readBatches(db, runNo, null);
-      this.batches.set(runNo, batches);
-    } else {
-      // Batches of the run now: the kept ones plus any a new rollout opened.
-      const all = db.prepare(`SELECT DISTINCT pk >> ${BATCH_SHIFT} FROM rollouts WHERE run_no = ?`).pluck().all(runNo) as number[];
-      const missing = all.filter((b) => !batches!.has(b));
-      for (const b of [...batches.keys()]) if (!all.includes(b)) batches.delete(b);
-      if (missing.length) for (const [b, batch] of readBatches(db, runNo, missing)) batches.set(b, batch);
-    }
-    return mergeBatches([...batches.values()]);
+  /** The batches of the run not yet computed (nor stored). */
+  missing(db: Database.Database, runNo: number): number[] {
+    const kept = this.batches.get(runNo);
+    const stored = new Set(db.prepare('SELECT batch FROM compare_batches WHERE run_no = ?').pluck().all(runNo) as number[]);
+    return batchIds(db, runNo, this.shift).filter((b) => !kept?.has(b) && !stored.has(b));
   }
-}
 
-/** Ingest calls this whenever a run changed. */
-export function dropRunStats(db: Database.Database, runNo: number): void {
-  db.prepare('DELETE FROM run_stats WHERE run_no = ?').run(runNo);
-}
-
-const CALL_COLUMNS = `c.rollout_pk, c.model_server, c.tokens_in, c.tokens_out, c.tokens_reasoning, c.tokens_total, c.cached_tokens, c.error_category,
-  c.latency_ms, c.ttft_ms`;
-
-/** The call batches of a run: all of them (one pass over its calls) or the listed ones (by pk range). */
-function readBatches(db: Database.Database, runNo: number, only: number[] | null): Map<number, CallBatch> {
-  type Acc = { servers: Map<string | null, ServerRow>; categories: Map<string, number>; latency: number[]; ttft: number[] };
-  const acc = new Map<number, Acc>();
-  const rows = (sql: string, ...params: unknown[]) => db.prepare(sql).raw().iterate(...params) as IterableIterator<unknown[]>;
-  const sources: IterableIterator<unknown[]>[] = [];
-  if (only === null) {
-    sources.push(rows(`SELECT ${CALL_COLUMNS} FROM rollouts r JOIN calls c ON c.rollout_pk = r.pk WHERE r.run_no = ?`, runNo));
-    for (const b of db.prepare(`SELECT DISTINCT pk >> ${BATCH_SHIFT} FROM rollouts WHERE run_no = ?`).pluck().all(runNo) as number[]) {
-      acc.set(b, { servers: new Map(), categories: new Map(), latency: [], ttft: [] });
-    }
-  } else {
-    for (const b of only) {
-      acc.set(b, { servers: new Map(), categories: new Map(), latency: [], ttft: [] });
-      sources.push(
-        rows(
-          `SELECT ${CALL_COLUMNS} FROM rollouts r JOIN calls c ON c.rollout_pk = r.pk WHERE r.pk >= ? AND r.pk < ? AND r.run_no = ?`,
-          b << BATCH_SHIFT,
-          (b + 1) << BATCH_SHIFT,
-          runNo,
-        ),
-      );
-    }
+  /** Computes and stores one batch (the background fill after a large ingest pass does one per turn). */
+  fill(db: Database.Database, runNo: number, b: number): void {
+    this.batch(db, runNo, b);
   }
-  for (const source of sources) {
-    for (const row of source) {
-      const [pk, server, tin, tout, treason, ttotal, cached, category, latency, ttft] = row as [
-        number, string | null, number | null, number | null, number | null, number | null, number | null, string | null, number | null, number | null,
-      ];
-      let a = acc.get(pk >> BATCH_SHIFT);
-      if (!a) acc.set(pk >> BATCH_SHIFT, (a = { servers: new Map(), categories: new Map(), latency: [], ttft: [] }));
-      let s = a.servers.get(server);
-      if (!s) {
-        s = { model_server: server, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null, errors: 0 };
-        a.servers.set(server, s);
+
+  private batch(db: Database.Database, runNo: number, b: number): Batch {
+    let kept = this.batches.get(runNo);
+    if (!kept) this.batches.set(runNo, (kept = new Map()));
+    let batch = kept.get(b);
+    if (batch) return batch;
+    const stored = db.prepare('SELECT data FROM compare_batches WHERE run_no = ? AND batch = ?').pluck().get(runNo, b) as Buffer | undefined;
+    if (stored) {
+      try {
+        batch = decodeBatch(stored, this.shift);
+      } catch {
+        batch = undefined; // unreadable, or of another batch size: recompute it
       }
-      s.calls++;
-      s.tokens_in = addNullable(s.tokens_in, tin);
-      s.tokens_out = addNullable(s.tokens_out, tout);
-      s.tokens_reasoning = addNullable(s.tokens_reasoning, treason);
-      s.tokens_total = addNullable(s.tokens_total, ttotal);
-      s.cached_tokens = addNullable(s.cached_tokens, cached);
-      if (category !== null) {
-        s.errors++;
-        a.categories.set(category, (a.categories.get(category) ?? 0) + 1);
-      }
-      if (latency !== null) a.latency.push(latency);
-      if (ttft !== null) a.ttft.push(ttft);
     }
+    if (!batch) {
+      batch = readBatch(db, runNo, b, this.shift);
+      db.prepare('INSERT OR REPLACE INTO compare_batches (run_no, batch, data) VALUES (?, ?, ?)').run(runNo, b, encodeBatch(batch, this.shift));
+    }
+    kept.set(b, batch);
+    return batch;
   }
-  const out = new Map<number, CallBatch>();
-  for (const [b, a] of acc) {
-    out.set(b, { servers: a.servers, categories: a.categories, latency: Float64Array.from(a.latency).sort(), ttft: Float64Array.from(a.ttft).sort() });
-  }
-  return out;
 }
 
-/** Count of values <= x in a sorted array. */
-function countLE(a: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
+function batchIds(db: Database.Database, runNo: number, shift: number): number[] {
+  return db.prepare(`SELECT DISTINCT pk >> ${shift} FROM rollouts WHERE run_no = ? ORDER BY 1`).pluck().all(runNo) as number[];
+}
+
+/** One batch's figures from its rows: its calls (by the calls primary key) and its rollouts. */
+export function readBatch(db: Database.Database, runNo: number, b: number, shift = BATCH_SHIFT): Batch {
+  const lo = b << shift;
+  const hi = (b + 1) << shift;
+  const servers = new Map<string | null, ServerRow>();
+  const categories = new Map<string, number>();
+  const latency: number[] = [];
+  const ttft: number[] = [];
+  const calls = db.prepare(
+    `SELECT c.model_server, c.tokens_in, c.tokens_out, c.tokens_reasoning, c.tokens_total, c.cached_tokens, c.error_category, c.latency_ms, c.ttft_ms
+     FROM calls c WHERE c.rollout_pk >= ? AND c.rollout_pk < ? AND c.rollout_pk IN (SELECT pk FROM rollouts WHERE pk >= ? AND pk < ? AND +run_no = ?)`,
+  );
+  for (const row of calls.raw().iterate(lo, hi, lo, hi, runNo)) {
+    const [server, tin, tout, treason, ttotal, cached, category, lat, tt] = row as [
+      string | null, number | null, number | null, number | null, number | null, number | null, string | null, number | null, number | null,
+    ];
+    let s = servers.get(server);
+    if (!s) {
+      s = { model_server: server, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null, errors: 0 };
+      servers.set(server, s);
+    }
+    s.calls++;
+    s.tokens_in = addNullable(s.tokens_in, tin);
+    s.tokens_out = addNullable(s.tokens_out, tout);
+    s.tokens_reasoning = addNullable(s.tokens_reasoning, treason);
+    s.tokens_total = addNullable(s.tokens_total, ttotal);
+    s.cached_tokens = addNullable(s.cached_tokens, cached);
+    if (category !== null) {
+      s.errors++;
+      categories.set(category, (categories.get(category) ?? 0) + 1);
+    }
+    if (lat !== null) latency.push(lat);
+    if (tt !== null) ttft.push(tt);
+  }
+  const gaps = new Map<string, number>();
+  const tasks = new Map<number, TaskSums>();
+  const columns: number[][] = [[], [], [], [], []];
+  const rollouts = db.prepare(
+    `SELECT tokens_in, tokens_out, tokens_reasoning, tokens_total, reward, task_index, CASE WHEN gap_count > 0 THEN gaps END
+     FROM rollouts WHERE pk >= ? AND pk < ? AND +run_no = ?`, // by the pk range, not an index on run_no
+  );
+  for (const row of rollouts.raw().iterate(lo, hi, runNo)) {
+    const r = row as [number | null, number | null, number | null, number | null, number | null, number | null, string | null];
+    for (let i = 0; i < 5; i++) if (r[i] !== null) columns[i].push(r[i] as number);
+    const [, , , tok, rew, t, gapText] = r;
+    if (t !== null) {
+      let sums = tasks.get(t);
+      if (!sums) tasks.set(t, (sums = { t, n: 0, tokSum: 0, tokN: 0, rewSum: 0, rewN: 0 }));
+      sums.n++;
+      if (tok !== null) (sums.tokSum += tok), sums.tokN++;
+      if (rew !== null) (sums.rewSum += rew), sums.rewN++;
+    }
+    if (gapText) for (const g of JSON.parse(gapText) as { code: string }[]) gaps.set(g.code, (gaps.get(g.code) ?? 0) + 1);
+  }
+  return {
+    servers: [...servers.values()],
+    categories: [...categories],
+    gaps: [...gaps],
+    tasks: [...tasks.values()].sort((a, b) => a.t - b.t),
+    latency: sortedOf(latency),
+    ttft: sortedOf(ttft),
+    tokens: { tokens_in: sortedOf(columns[0]), tokens_out: sortedOf(columns[1]), tokens_reasoning: sortedOf(columns[2]), tokens_total: sortedOf(columns[3]) },
+    reward: sortedOf(columns[4]),
+  };
+}
+
+const BATCH_FORMAT = 1;
+
+export function encodeBatch(batch: Batch, shift = BATCH_SHIFT): Buffer {
+  const w = new ByteWriter();
+  w.uint(BATCH_FORMAT);
+  w.uint(shift);
+  // The small maps (a few model servers, error categories and gap codes) as JSON.
+  w.text(JSON.stringify({ servers: batch.servers, categories: batch.categories, gaps: batch.gaps }));
+  w.uint(batch.tasks.length);
+  let prev = 0;
+  for (const t of batch.tasks) {
+    w.int(t.t - prev);
+    prev = t.t;
+    w.uint(t.n);
+    w.uint(t.tokN);
+    w.float(t.tokSum);
+    w.uint(t.rewN);
+    w.float(t.rewSum);
+  }
+  for (const a of [batch.latency, batch.ttft, ...TOKEN_KEYS.map((k) => batch.tokens[k]), batch.reward]) w.sorted(a);
+  return w.bytes();
+}
+
+export function decodeBatch(data: Uint8Array, shift = BATCH_SHIFT): Batch {
+  const r = new ByteReader(data);
+  const format = r.uint();
+  if (format !== BATCH_FORMAT) throw new RangeError(`batch figures: format ${format}`);
+  if (r.uint() !== shift) throw new RangeError('batch figures: another batch size');
+  const small = JSON.parse(r.text()) as Pick<Batch, 'servers' | 'categories' | 'gaps'>;
+  const tasks: TaskSums[] = new Array(r.uint());
+  let prev = 0;
+  for (let i = 0; i < tasks.length; i++) {
+    const t = (prev += r.int());
+    tasks[i] = { t, n: r.uint(), tokN: r.uint(), tokSum: r.float(), rewN: r.uint(), rewSum: r.float() };
+  }
+  const latency = r.sorted();
+  const ttft = r.sorted();
+  const tokens = { tokens_in: r.sorted(), tokens_out: r.sorted(), tokens_reasoning: r.sorted(), tokens_total: r.sorted() };
+  const reward = r.sorted();
+  if (!r.done) throw new RangeError('batch figures: trailing bytes');
+  return { ...small, tasks, latency, ttft, tokens, reward };
+}
+
+/** The first index in a[lo, hi) whose value is > x (`strict`: >= x). */
+function bound(a: Float64Array, x: number, lo: number, hi: number, strict: boolean): number {
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (a[mid] <= x) lo = mid + 1;
+    if (strict ? a[mid] < x : a[mid] <= x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-/** The value of rank `k` (0-based) in the union of sorted arrays: the smallest v with count(<= v) > k. */
+/** Below this many candidates left, kthOfSorted sorts them. */
+const SELECT_DIRECT = 16;
+
+/**
+ * The value of rank `k` (0-based) in the union of sorted arrays, without merging them: each round takes as pivot
+ * the weighted median of the middles of the arrays' remaining windows, counts the values below and at it in
+ * each window, and keeps the side holding rank k. At least a quarter of what remains goes each round, so a
+ * percentile over a hundred batches of 10,000 values costs a few thousand binary-search steps.
+ */
 export function kthOfSorted(arrays: Float64Array[], k: number): number {
-  const countAll = (x: number) => arrays.reduce((n, a) => n + countLE(a, x), 0);
-  let best = Infinity;
-  for (const a of arrays) {
-    if (a.length === 0 || a[0] >= best) continue;
-    // The first element of `a` whose overall count exceeds k (and is below the best so far).
-    let lo = 0;
-    let hi = a.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (countAll(a[mid]) > k) hi = mid;
-      else lo = mid + 1;
+  const live = arrays.filter((a) => a.length > 0);
+  const lo = live.map(() => 0);
+  const hi = live.map((a) => a.length);
+  const below = new Array<number>(live.length);
+  const upTo = new Array<number>(live.length);
+  for (;;) {
+    let total = 0;
+    for (let i = 0; i < live.length; i++) total += hi[i] - lo[i];
+    if (k < 0 || k >= total) throw new RangeError(`rank ${k} outside the ${total} values`);
+    if (total <= SELECT_DIRECT) {
+      const rest: number[] = [];
+      for (let i = 0; i < live.length; i++) for (let j = lo[i]; j < hi[i]; j++) rest.push(live[i][j]);
+      return rest.sort((x, y) => x - y)[k];
     }
-    if (lo < a.length && a[lo] < best) best = a[lo];
+    const middles: { v: number; w: number }[] = [];
+    for (let i = 0; i < live.length; i++) if (hi[i] > lo[i]) middles.push({ v: live[i][(lo[i] + hi[i]) >> 1], w: hi[i] - lo[i] });
+    middles.sort((x, y) => x.v - y.v);
+    let pivot = middles[middles.length - 1].v;
+    for (let i = 0, acc = 0; i < middles.length; i++) {
+      acc += middles[i].w;
+      if (2 * acc >= total) {
+        pivot = middles[i].v;
+        break;
+      }
+    }
+    let lt = 0;
+    let le = 0;
+    for (let i = 0; i < live.length; i++) {
+      below[i] = bound(live[i], pivot, lo[i], hi[i], true);
+      upTo[i] = bound(live[i], pivot, below[i], hi[i], false);
+      lt += below[i] - lo[i];
+      le += upTo[i] - lo[i];
+    }
+    if (k < lt) for (let i = 0; i < live.length; i++) hi[i] = below[i];
+    else if (k < le) return pivot;
+    else {
+      k -= le;
+      for (let i = 0; i < live.length; i++) lo[i] = upTo[i];
+    }
   }
-  return best;
 }
 
 /** Nearest-rank percentiles over the union of sorted arrays, as `quantiles` gives for their concatenation. */
@@ -234,13 +360,35 @@ export function percentilesOfSorted(arrays: Float64Array[], qs: readonly number[
   return qs.map((q) => (n ? kthOfSorted(arrays, Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))) : null));
 }
 
-function mergeBatches(batches: CallBatch[]): RunCallStats {
+/** Count, mean and quantiles over the union of sorted arrays (the mean sums each array in order, then the sums). */
+function distributionOfSorted(arrays: Float64Array[]): Distribution {
+  let count = 0;
+  let sum = 0;
+  for (const a of arrays) {
+    count += a.length;
+    let s = 0;
+    for (let i = 0; i < a.length; i++) s += a[i];
+    sum += s;
+  }
+  return { count, mean: count ? sum / count : null, quantiles: percentilesOfSorted(arrays, QUANTILES) };
+}
+
+const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+
+function addCounts(into: Map<string, number>, from: [string, number][]): void {
+  for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
+}
+
+/** A run's figures from its batches, in batch order. */
+function mergeFigures(totals: RunTotals, batches: Batch[]): RunFigures {
   const servers = new Map<string | null, ServerRow>();
   const categories = new Map<string, number>();
+  const gaps = new Map<string, number>();
+  const tasks = new Map<number, TaskSums>();
   for (const b of batches) {
-    for (const [name, s] of b.servers) {
-      const t = servers.get(name);
-      if (!t) servers.set(name, { ...s });
+    for (const s of b.servers) {
+      const t = servers.get(s.model_server);
+      if (!t) servers.set(s.model_server, { ...s });
       else {
         t.calls += s.calls;
         t.tokens_in = addNullable(t.tokens_in, s.tokens_in);
@@ -251,61 +399,37 @@ function mergeBatches(batches: CallBatch[]): RunCallStats {
         t.errors += s.errors;
       }
     }
-    for (const [c, n] of b.categories) categories.set(c, (categories.get(c) ?? 0) + n);
+    addCounts(categories, b.categories);
+    addCounts(gaps, b.gaps);
+    for (const s of b.tasks) {
+      const t = tasks.get(s.t);
+      if (!t) tasks.set(s.t, { ...s });
+      else {
+        t.n += s.n;
+        t.tokSum += s.tokSum;
+        t.tokN += s.tokN;
+        t.rewSum += s.rewSum;
+        t.rewN += s.rewN;
+      }
+    }
   }
-  const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
-  return {
-    servers: [...servers.values()].sort((a, b) => b.calls - a.calls || byName(a.model_server, b.model_server)),
-    error_categories: Object.fromEntries([...categories].sort((a, b) => byName(a[0], b[0]))),
-    latency_ms: percentilesOfSorted(
-      batches.map((b) => b.latency),
-      PERCENTILES,
-    ),
-    ttft_ms: percentilesOfSorted(
-      batches.map((b) => b.ttft),
-      PERCENTILES,
-    ),
-  };
-}
-
-/** The rollouts' token totals and rewards, each sorted: one pass over the covering index rollouts_filter. */
-function sortedColumns(db: Database.Database, runNo: number) {
-  const names = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'reward'] as const;
-  const values: number[][] = names.map(() => []);
-  for (const row of db.prepare(`SELECT ${names.join(', ')} FROM rollouts INDEXED BY rollouts_filter WHERE run_no = ?`).raw().iterate(runNo)) {
-    const r = row as (number | null)[];
-    for (let i = 0; i < names.length; i++) if (r[i] !== null) values[i].push(r[i]!);
-  }
-  const sorted = values.map((v) => Array.from(Float64Array.from(v).sort()));
-  return Object.fromEntries(names.map((n, i) => [n, sorted[i]])) as Record<(typeof names)[number], number[]>;
-}
-
-function computeFigures(db: Database.Database, runNo: number, calls: RunCallStats): RunFigures {
-  const gaps: Record<string, number> = {};
-  for (const text of db.prepare('SELECT gaps FROM rollouts WHERE run_no = ? AND gap_count > 0').pluck().all(runNo) as string[]) {
-    for (const g of JSON.parse(text) as { code: string }[]) gaps[g.code] = (gaps[g.code] ?? 0) + 1;
-  }
-  const tasks = db
-    .prepare(
-      `SELECT task_index AS t, count(*) AS n, avg(tokens_total) AS tok, avg(reward) AS rew FROM rollouts
-       WHERE run_no = ? AND task_index IS NOT NULL GROUP BY task_index`,
-    )
-    .all(runNo) as TaskMeans[];
-  const sorted = sortedColumns(db, runNo);
+  const tokens = (k: (typeof TOKEN_KEYS)[number]) => distributionOfSorted(batches.map((b) => b.tokens[k]));
   return {
     comparison: {
-      totals: runTotals(db, runNo),
-      rollout_tokens: {
-        tokens_in: distribution(sorted.tokens_in),
-        tokens_out: distribution(sorted.tokens_out),
-        tokens_reasoning: distribution(sorted.tokens_reasoning),
-        tokens_total: distribution(sorted.tokens_total),
+      totals,
+      rollout_tokens: { tokens_in: tokens('tokens_in'), tokens_out: tokens('tokens_out'), tokens_reasoning: tokens('tokens_reasoning'), tokens_total: tokens('tokens_total') },
+      reward: distributionOfSorted(batches.map((b) => b.reward)),
+      gaps: Object.fromEntries([...gaps].sort((a, b) => byName(a[0], b[0]))),
+      calls: {
+        servers: [...servers.values()].sort((a, b) => b.calls - a.calls || byName(a.model_server, b.model_server)),
+        error_categories: Object.fromEntries([...categories].sort((a, b) => byName(a[0], b[0]))),
+        latency_ms: percentilesOfSorted(batches.map((b) => b.latency), PERCENTILES),
+        ttft_ms: percentilesOfSorted(batches.map((b) => b.ttft), PERCENTILES),
       },
-      reward: distribution(sorted.reward),
-      gaps,
-      calls,
     },
-    tasks,
+    tasks: [...tasks.values()]
+      .sort((a, b) => a.t - b.t)
+      .map((s) => ({ t: s.t, n: s.n, tok: s.tokN ? s.tokSum / s.tokN : null, rew: s.rewN ? s.rewSum / s.rewN : null })),
   };
 }
 

@@ -3,6 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { discoverRuns, type PathSpec, type RunSource } from './discovery';
 import { Ingestor, type IngestStats } from './ingest';
@@ -13,6 +14,15 @@ import { callBody, callsOfRollout, locateCall, readCaptureCalls, readRolloutLine
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
 import { isJsonObject, type JsonObject } from '../capture/json';
 import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
+
+/** A pass that changed rollouts in this many batches or more fills their compare figures in the background. */
+const FILL_MIN_BATCHES = 3;
+
+/** Knobs for tests: smaller compare batches and fill threshold than the defaults, to exercise many batches. */
+export interface IndexOptions {
+  compareBatchShift?: number;
+  compareFillMin?: number;
+}
 
 export interface RunProgress {
   state: 'pending' | 'indexing' | 'ready' | 'error';
@@ -42,28 +52,60 @@ export class CallscopeIndex extends EventEmitter {
   private readonly progress = new Map<string, RunProgress>();
   private readonly ingestor: Ingestor;
   private ingesting: Promise<void> | null = null;
-  private readonly compareCache = new CompareCache();
+  private readonly compareCache: CompareCache;
   private again = false;
+  private closed = false;
+  private filling: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly specs: PathSpec[],
     readonly indexFile: string,
+    private readonly options: IndexOptions,
   ) {
     super();
+    this.compareCache = new CompareCache(options.compareBatchShift);
     this.db = new Database(indexFile);
     migrate(this.db);
     this.ingestor = new Ingestor(this.db);
   }
 
-  static async open(specs: PathSpec[], indexDir: string): Promise<CallscopeIndex> {
+  static async open(specs: PathSpec[], indexDir: string, options: IndexOptions = {}): Promise<CallscopeIndex> {
     mkdirSync(indexDir, { recursive: true });
-    const index = new CallscopeIndex(specs, path.join(indexDir, 'index.sqlite'));
+    const index = new CallscopeIndex(specs, path.join(indexDir, 'index.sqlite'), options);
     await index.discover();
     return index;
   }
 
   close(): void {
+    this.closed = true;
     this.db.close();
+  }
+
+  /**
+   * After a pass that changed many batches of a run's rollouts (a cold ingest, a re-read file), computes their
+   * compare figures in the background, one batch per event-loop turn, so that the first compare does not.
+   * Small changes (live appends) leave it to the next compare, which recomputes a batch or two.
+   */
+  private fillCompare(runNo: number, changed: Set<number>): void {
+    const batches = new Set<number>();
+    for (const pk of changed) batches.add(pk >> this.compareCache.shift);
+    if (batches.size < (this.options.compareFillMin ?? FILL_MIN_BATCHES)) return;
+    const previous = this.filling;
+    this.filling = (async () => {
+      await previous;
+      for (const b of [...batches].sort((x, y) => x - y)) {
+        await yieldToLoop();
+        if (this.closed) return;
+        this.compareCache.fill(this.db, runNo, b);
+      }
+      await yieldToLoop();
+      if (!this.closed) this.compareCache.figures(this.db, runNo); // and the whole figures, for a fresh process
+    })();
+  }
+
+  /** Resolves when the background compare figures scheduled so far are computed. */
+  compareFilled(): Promise<void> {
+    return this.filling;
   }
 
   /** (Re)discovers runs under the PATHs and registers them. */
@@ -148,7 +190,9 @@ export class CallscopeIndex extends EventEmitter {
     p.bytes_read += stats.bytesRead;
     p.lines_read += stats.linesRead;
     if (stats.rolloutsChanged.size) {
-      this.compareCache.invalidate(run.no, stats.rolloutsChanged);
+      // After the pass, so that compare figures computed mid-pass are not kept.
+      this.compareCache.invalidate(this.db, run.no, stats.rolloutsChanged);
+      this.fillCompare(run.no, stats.rolloutsChanged);
       const keys = this.db.prepare(`SELECT key FROM rollouts WHERE pk IN (${[...stats.rolloutsChanged].join(',')})`).all() as { key: string }[];
       this.emit('change', { run: run.id, rollouts: keys.map((k) => k.key) } satisfies ChangeEvent);
     }

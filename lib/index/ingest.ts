@@ -19,7 +19,6 @@ import { readRolloutLine, type RolloutLine } from './rollout-line';
 import { scanExchangeLine } from './scan';
 import { RolloutAggregator, type CallAgg } from './aggregate';
 import { FoldCache, RolloutFold } from './live-aggregate';
-import { dropRunStats } from './compare';
 import { readLinesSync } from './line-reader';
 import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
@@ -159,9 +158,6 @@ export class Ingestor {
     } catch (err) {
       this.folds.clear();
       throw err;
-    } finally {
-      // Last, so that figures a compare computed mid-pass are not kept.
-      if (stats.rolloutsChanged.size) dropRunStats(this.db, runNo);
     }
   }
 

@@ -7,7 +7,7 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const SORT_COLUMNS = {
   tokens_in: 'tokens_in',
@@ -90,7 +90,9 @@ CREATE TABLE IF NOT EXISTS calls (
   latency_ms REAL, ttft_ms REAL, tool_calls INTEGER,
   PRIMARY KEY (rollout_pk, call_index)
 ) WITHOUT ROWID;
+-- A run's compare figures (compare.ts), whole and for each batch of its rollouts (in batch-codec.ts's binary form).
 CREATE TABLE IF NOT EXISTS run_stats (run_no INTEGER PRIMARY KEY, stats TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS compare_batches (run_no INTEGER NOT NULL, batch INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run_no, batch)) WITHOUT ROWID;
 `;
 
 export function migrate(db: Database.Database): void {
@@ -105,11 +107,13 @@ export function migrate(db: Database.Database): void {
       return 0;
     }
   })();
-  if (version === 4) {
-    // 4 -> 5 changed indexes only: rollouts_filter covers the sort keys; compare figures are recomputed.
-    db.exec("DROP INDEX IF EXISTS rollouts_filter; DELETE FROM run_stats;");
+  if (version === 4 || version === 5) {
+    // 4 -> 5 changed indexes only: rollouts_filter covers the sort keys. 5 -> 6 adds the compare figures per batch
+    // of rollouts (compare_batches). Compare figures are recomputed.
+    if (version === 4) db.exec('DROP INDEX IF EXISTS rollouts_filter');
+    db.exec('DROP TABLE IF EXISTS run_stats');
   } else if (version !== SCHEMA_VERSION) {
-    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls;');
+    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS run_stats; DROP TABLE IF EXISTS compare_batches;');
   }
   db.exec(DDL);
   for (const column of Object.values(SORT_COLUMNS)) {

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { kthOfSorted, percentilesOfSorted, quantiles } from '../../../lib/index/compare';
@@ -153,30 +154,83 @@ describe('compare figures', () => {
     third.close();
   });
 
-  it('a change to one run recomputes only its changed batches, equals a recompute from scratch, and keeps other runs\' figures', async () => {
+  it('a change to one run recomputes only the changed batch, equals a recompute from scratch, and keeps other runs\' figures', async () => {
+    const small = { compareBatchShift: 2, compareFillMin: 1 }; // 4 rollouts per batch
     const dir = path.join(tmp, 'idx-compare-runs');
-    const index = await openIndex(dir);
+    const index = await CallscopeIndex.open([{ path: demo }], dir, small);
+    await index.refresh();
+    await index.compareFilled();
     const ids = index.listRuns().filter((r) => r.capture_dir).map((r) => r.id);
     expect(ids.length).toBeGreaterThan(1);
     const [changed, other] = ids;
+    const changedNo = index.runSource(changed)!.no;
+    const stored = (runNo: number) =>
+      new Map((index.db.prepare('SELECT batch, data FROM compare_batches WHERE run_no = ?').all(runNo) as { batch: number; data: Buffer }[]).map((r) => [r.batch, r.data.toString('hex')]));
+    // The background fill stored every batch of every run before any compare.
+    const batchesOf = (runNo: number) => (index.db.prepare('SELECT DISTINCT pk >> 2 FROM rollouts WHERE run_no = ?').pluck().all(runNo) as number[]).sort((a, b) => a - b);
+    for (const id of ids) expect([...stored(index.runSource(id)!.no).keys()].sort((a, b) => a - b)).toEqual(batchesOf(index.runSource(id)!.no));
+    expect(batchesOf(changedNo).length).toBeGreaterThan(3);
     const before = index.compare(ids)!;
-    const otherNo = index.runSource(other)!.no;
-    const stored = () => index.db.prepare('SELECT stats FROM run_stats WHERE run_no = ?').pluck().get(otherNo);
-    const otherStats = stored();
-    expect(otherStats).toBeTruthy();
+    const otherBefore = stored(index.runSource(other)!.no);
+    const changedBefore = stored(changedNo);
+
     const captures = index.runSource(changed)!.captureDir!;
-    const file = path.join(captures, (await fsp.readdir(captures)).find((n) => n.endsWith('.capture.jsonl'))!);
+    const name = (await fsp.readdir(captures)).find((n) => n.endsWith('.capture.jsonl'))!;
+    const file = path.join(captures, name);
+    const pk = index.db.prepare('SELECT pk FROM rollouts WHERE run_no = ? AND rollout_id = ?').pluck().get(changedNo, name.replace('.capture.jsonl', '')) as number;
     appendFileSync(file, line(makeExchange({ model_call_id: 'extra-2', latency_ms: 123456 })));
     await index.refreshPaths(new Set([file]));
-    expect(stored()).toBe(otherStats);
+    expect(stored(index.runSource(other)!.no)).toEqual(otherBefore);
+    const changedAfter = stored(changedNo);
+    expect([...changedBefore.keys()].filter((b) => !changedAfter.has(b))).toEqual([pk >> 2]);
+    for (const [b, data] of changedAfter) expect(data).toBe(changedBefore.get(b));
+
     const after = index.compare(ids)!;
     expect(after.runs[1]).toEqual(before.runs[1]);
     expect(after.runs[0].totals.calls).toBe(before.runs[0].totals.calls + 1);
+    expect(after.runs[0].calls.latency_ms[2]).toBeLessThanOrEqual(123456);
+    expect(stored(changedNo).size).toBe(changedBefore.size);
     index.close();
     // From scratch: a fresh index over the same files.
-    const fresh = await openIndex(path.join(tmp, 'idx-compare-runs-fresh'));
+    const fresh = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-runs-fresh'), small);
+    await fresh.refresh();
     expect(fresh.compare(ids)).toEqual(after);
     fresh.close();
+  });
+
+  it('merged from many small batches, equal the figures of one batch and a brute-force computation over the rows', async () => {
+    const many = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-many'), { compareBatchShift: 1 });
+    await many.refresh();
+    const one = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-one'), { compareBatchShift: 24 });
+    await one.refresh();
+    const ids = many.listRuns().map((r) => r.id);
+    const a = many.compare(ids)!;
+    const b = one.compare(ids)!;
+    for (let i = 0; i < ids.length; i++) {
+      const [x, y] = [a.runs[i], b.runs[i]];
+      expect(x.totals).toEqual(y.totals);
+      expect(x.gaps).toEqual(y.gaps);
+      expect(x.calls).toEqual(y.calls);
+      for (const d of [...Object.keys(x.rollout_tokens).map((k) => [x.rollout_tokens[k as 'tokens_in'], y.rollout_tokens[k as 'tokens_in']]), [x.reward, y.reward]]) {
+        expect(d[0].count).toBe(d[1].count);
+        expect(d[0].quantiles).toEqual(d[1].quantiles);
+        if (d[1].mean === null) expect(d[0].mean).toBeNull();
+        else expect(d[0].mean).toBeCloseTo(d[1].mean, 9);
+      }
+      // Brute force over the rows.
+      const runNo = many.runSource(ids[i])!.no;
+      const latency = (many.db.prepare('SELECT latency_ms FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?) AND latency_ms IS NOT NULL').pluck().all(runNo) as number[]).sort((p, q) => p - q);
+      expect(x.calls.latency_ms).toEqual(quantiles(latency, [0.5, 0.9, 0.99]));
+      const tokens = (many.db.prepare('SELECT tokens_total FROM rollouts WHERE run_no = ? AND tokens_total IS NOT NULL').pluck().all(runNo) as number[]).sort((p, q) => p - q);
+      expect(x.rollout_tokens.tokens_total.quantiles).toEqual(quantiles(tokens, [0.05, 0.25, 0.5, 0.75, 0.95]));
+      expect(x.rollout_tokens.tokens_total.mean).toBe(tokens.length ? tokens.reduce((p, q) => p + q, 0) / tokens.length : null);
+      const calls = many.db.prepare('SELECT count(*) FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?)').pluck().get(runNo) as number;
+      expect(x.calls.servers.reduce((n, s) => n + s.calls, 0)).toBe(calls);
+    }
+    expect(a.tasks.map((t) => t.task_index)).toEqual(b.tasks.map((t) => t.task_index));
+    expect(a.tasks.map((t) => t.runs.map((r) => r.rollouts))).toEqual(b.tasks.map((t) => t.runs.map((r) => r.rollouts)));
+    many.close();
+    one.close();
   });
 });
 
@@ -193,5 +247,21 @@ describe('order statistics over sorted batches', () => {
       const qs = [0, 0.01, 0.5, 0.9, 0.99, 1];
       expect(percentilesOfSorted(arrays, qs)).toEqual(quantiles(all, qs));
     }
+  });
+
+  it('equal the sorted concatenation for many large batches with repeated values (property)', () => {
+    const value = fc.oneof(fc.integer({ min: -50, max: 50 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((x) => x + 0));
+    fc.assert(
+      fc.property(fc.array(fc.array(value, { maxLength: 300 }), { minLength: 1, maxLength: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (lists, q) => {
+        const arrays = lists.map((l) => Float64Array.from(l).sort());
+        const all = lists.flat().sort((a, b) => a - b);
+        if (!all.length) return;
+        const k = Math.min(all.length - 1, Math.floor(q * all.length));
+        expect(kthOfSorted(arrays, k)).toBe(all[k]);
+        expect(kthOfSorted(arrays, 0)).toBe(all[0]);
+        expect(kthOfSorted(arrays, all.length - 1)).toBe(all[all.length - 1]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
