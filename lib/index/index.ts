@@ -56,6 +56,9 @@ export class CallscopeIndex extends EventEmitter {
   private again = false;
   private closed = false;
   private filling: Promise<void> = Promise.resolve();
+  private readonly totalsCache = new Map<number, RunTotals>();
+  private totalsVersion = '';
+  private readonly stmt: { changes: Database.Statement };
 
   private constructor(
     readonly specs: PathSpec[],
@@ -66,6 +69,7 @@ export class CallscopeIndex extends EventEmitter {
     this.compareCache = new CompareCache(options.compareBatchShift);
     this.db = new Database(indexFile);
     migrate(this.db);
+    this.stmt = { changes: this.db.prepare('SELECT total_changes()').pluck() };
     this.ingestor = new Ingestor(this.db);
   }
 
@@ -209,8 +213,24 @@ export class CallscopeIndex extends EventEmitter {
       failures_file: r.failuresFile,
       capture_dir: r.captureDir,
       progress: { ...this.progress.get(r.id)! },
-      totals: runTotals(this.db, r.no),
+      totals: this.totals(r.no),
     }));
+  }
+
+  /**
+   * A run's totals, kept until the index changes: every page and /api/runs ask for them, and over 100k rollouts
+   * they cost tens of milliseconds. Any write on this connection (total_changes) or by another one (data_version)
+   * drops them, so totals still grow visibly while a large run is being indexed.
+   */
+  private totals(runNo: number): RunTotals {
+    const version = `${this.stmt.changes.get()}:${this.db.pragma('data_version', { simple: true })}`;
+    if (version !== this.totalsVersion) {
+      this.totalsCache.clear();
+      this.totalsVersion = version;
+    }
+    let totals = this.totalsCache.get(runNo);
+    if (!totals) this.totalsCache.set(runNo, (totals = runTotals(this.db, runNo)));
+    return structuredClone(totals);
   }
 
   listRollouts(runId: string, query: RolloutPageQuery): RolloutPage | null {

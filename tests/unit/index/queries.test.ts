@@ -134,6 +134,27 @@ describe('page plans', () => {
   }, 180_000);
 });
 
+describe('run totals', () => {
+  it('are kept between reads and follow every change, made by this connection or by another process', async () => {
+    const dir = path.join(tmp, 'idx-totals');
+    const a = await openIndex(dir);
+    const calls = () => a.listRuns().find((r) => r.id === 'workplace-assistant')!.totals.calls;
+    const before = calls();
+    expect(calls()).toBe(before);
+    const captures = a.runSource('workplace-assistant')!.captureDir!;
+    const file = path.join(captures, (await fsp.readdir(captures)).find((n) => n.endsWith('.capture.jsonl'))!);
+    appendFileSync(file, line(makeExchange({ model_call_id: 'totals-1' })));
+    const b = await CallscopeIndex.open([{ path: demo }], dir); // another connection, as another process would have
+    await b.refreshPaths(new Set([file]));
+    b.close();
+    expect(calls()).toBe(before + 1);
+    appendFileSync(file, line(makeExchange({ model_call_id: 'totals-2' })));
+    await a.refreshPaths(new Set([file]));
+    expect(calls()).toBe(before + 2);
+    a.close();
+  });
+});
+
 describe('compare figures', () => {
   it('are the same from a fresh process over an unchanged index, and follow a change to the run', async () => {
     const dir = path.join(tmp, 'idx-compare');
