@@ -55,6 +55,7 @@ export class CallscopeIndex extends EventEmitter {
   private readonly compareCache: CompareCache;
   private again = false;
   private closed = false;
+  private fillChecked = false;
   private filling: Promise<void> = Promise.resolve();
   private readonly totalsCache = new Map<number, RunTotals>();
   private totalsVersion = '';
@@ -86,18 +87,19 @@ export class CallscopeIndex extends EventEmitter {
   }
 
   /**
-   * After a pass that changed many batches of a run's rollouts (a cold ingest, a re-read file), computes their
-   * compare figures in the background, one batch per event-loop turn, so that the first compare does not.
-   * Small changes (live appends) leave it to the next compare, which recomputes a batch or two.
+   * After a pass that changed many batches of a run's rollouts (a cold ingest, a re-read file), and after the
+   * first pass of this process over runs whose figures were never computed (an index from an older version),
+   * computes the compare figures of those batches in the background, one batch per event-loop turn, so that
+   * the first compare does not. Small changes (live appends) leave it to the next compare, which recomputes a
+   * batch or two.
    */
-  private fillCompare(runNo: number, changed: Set<number>): void {
-    const batches = new Set<number>();
-    for (const pk of changed) batches.add(pk >> this.compareCache.shift);
-    if (batches.size < (this.options.compareFillMin ?? FILL_MIN_BATCHES)) return;
+  private fillCompare(runNo: number, batches: Iterable<number>): void {
+    const todo = [...new Set(batches)].sort((x, y) => x - y);
+    if (todo.length < (this.options.compareFillMin ?? FILL_MIN_BATCHES)) return;
     const previous = this.filling;
     this.filling = (async () => {
       await previous;
-      for (const b of [...batches].sort((x, y) => x - y)) {
+      for (const b of todo) {
         await yieldToLoop();
         if (this.closed) return;
         this.compareCache.fill(this.db, runNo, b);
@@ -146,6 +148,10 @@ export class CallscopeIndex extends EventEmitter {
         this.again = false;
         for (const run of this.runs) await this.ingestOne(run);
       } while (this.again);
+      if (!this.fillChecked) {
+        this.fillChecked = true;
+        for (const run of this.runs) this.fillCompare(run.no, this.compareCache.missing(this.db, run.no));
+      }
     })().finally(() => {
       this.ingesting = null;
     });
@@ -196,7 +202,7 @@ export class CallscopeIndex extends EventEmitter {
     if (stats.rolloutsChanged.size) {
       // After the pass, so that compare figures computed mid-pass are not kept.
       this.compareCache.invalidate(this.db, run.no, stats.rolloutsChanged);
-      this.fillCompare(run.no, stats.rolloutsChanged);
+      this.fillCompare(run.no, [...stats.rolloutsChanged].map((pk) => pk >> this.compareCache.shift));
       const keys = this.db.prepare(`SELECT key FROM rollouts WHERE pk IN (${[...stats.rolloutsChanged].join(',')})`).all() as { key: string }[];
       this.emit('change', { run: run.id, rollouts: keys.map((k) => k.key) } satisfies ChangeEvent);
     }

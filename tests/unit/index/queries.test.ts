@@ -219,6 +219,26 @@ describe('compare figures', () => {
     fresh.close();
   });
 
+  it('are filled in the background by the first pass over an index that has none (as one from an older version)', async () => {
+    const small = { compareBatchShift: 2, compareFillMin: 1 };
+    const dir = path.join(tmp, 'idx-compare-upgrade');
+    const first = await CallscopeIndex.open([{ path: demo }], dir, small);
+    await first.refresh();
+    await first.compareFilled();
+    const expected = first.compare(first.listRuns().map((r) => r.id));
+    first.db.exec('DELETE FROM compare_batches; DELETE FROM run_stats;');
+    first.close();
+    const second = await CallscopeIndex.open([{ path: demo }], dir, small);
+    await second.refresh(); // nothing to ingest
+    await second.compareFilled();
+    const stored = second.db.prepare('SELECT count(*) FROM compare_batches').pluck().get() as number;
+    const batches = second.db.prepare('SELECT count(*) FROM (SELECT DISTINCT run_no, pk >> 2 FROM rollouts)').pluck().get() as number;
+    expect(stored).toBe(batches);
+    expect(second.db.prepare('SELECT count(*) FROM run_stats').pluck().get()).toBe(second.listRuns().length);
+    expect(second.compare(second.listRuns().map((r) => r.id))).toEqual(expected);
+    second.close();
+  });
+
   it('merged from many small batches, equal the figures of one batch and a brute-force computation over the rows', async () => {
     const many = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-many'), { compareBatchShift: 1 });
     await many.refresh();
