@@ -56,8 +56,13 @@ export function gapsAndMismatch(r: RolloutCaptureState, hasCaptureDir: boolean, 
   return { gaps, mismatch };
 }
 
-/** The values of `UPDATE_SQL`'s SET list, in order. */
-export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCaptureDir: boolean): unknown[] {
+/**
+ * The part of a rollout's aggregates that depends on its calls only (what an ingest worker can compute): the
+ * values of `UPDATE_SQL`'s SET list without gaps, gap_count and mismatch, plus tokens_total at the end.
+ */
+export type CallTotals = unknown[];
+
+export function callTotals(calls: CallAgg[]): CallTotals {
   let tokensIn = null, tokensOut = null, tokensReasoning = null, tokensTotal = null, cached = null;
   let errors = 0;
   let started: number | null = null;
@@ -88,12 +93,22 @@ export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCa
     if (c.started_at !== null) started = started === null ? c.started_at : Math.min(started, c.started_at);
     if (c.completed_at !== null) completed = completed === null ? c.completed_at : Math.max(completed, c.completed_at);
   }
-  const { gaps, mismatch } = gapsAndMismatch(r, hasCaptureDir, calls.length, tokensTotal);
   return [
     calls.length, tokensIn, tokensOut, tokensReasoning, tokensTotal, cached,
-    latencies.length ? neumaierSum(latencies) : null, latencyMax, median(ttfts), errors, JSON.stringify(gaps), gaps.length,
-    tagList(servers), tagList(dialects), tagList(categories), started, completed, mismatch,
+    latencies.length ? neumaierSum(latencies) : null, latencyMax, median(ttfts), errors,
+    tagList(servers), tagList(dialects), tagList(categories), started, completed,
   ];
+}
+
+/** The values of `UPDATE_SQL`'s SET list, in order, from a rollout's call totals and capture state. */
+export function aggregateRow(t: CallTotals, r: RolloutCaptureState, hasCaptureDir: boolean): unknown[] {
+  const { gaps, mismatch } = gapsAndMismatch(r, hasCaptureDir, t[0] as number, t[4] as number | null);
+  return [...t.slice(0, 10), JSON.stringify(gaps), gaps.length, ...t.slice(10), mismatch];
+}
+
+/** The values of `UPDATE_SQL`'s SET list, in order. */
+export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCaptureDir: boolean): unknown[] {
+  return aggregateRow(callTotals(calls), r, hasCaptureDir);
 }
 
 export class RolloutAggregator {
@@ -114,11 +129,11 @@ export class RolloutAggregator {
     };
   }
 
-  /** Recomputes one rollout's aggregates; `calls` are its rows when the caller already holds all of them. */
-  recompute(pk: number, hasCaptureDir: boolean, calls?: CallAgg[]): void {
+  /** Recomputes one rollout's aggregates; `totals` are of its calls when the caller already holds all of them. */
+  recompute(pk: number, hasCaptureDir: boolean, totals?: CallTotals): void {
     const state = this.stmt.state.get(pk) as RolloutCaptureState | undefined;
     if (!state) return;
-    const rows = calls ?? (this.stmt.calls.all(pk) as CallAgg[]);
-    this.stmt.update.run(...rolloutAggregate(rows, state, hasCaptureDir), pk);
+    const t = totals ?? callTotals(this.stmt.calls.all(pk) as CallAgg[]);
+    this.stmt.update.run(...aggregateRow(t, state, hasCaptureDir), pk);
   }
 }

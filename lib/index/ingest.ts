@@ -11,13 +11,13 @@
 // The live path (the watcher naming changed files) ingests each named file and writes the whole batch in one
 // transaction; a rollout whose capture file was only appended to folds the new calls into a cached
 // aggregate (live-aggregate.ts), so an append costs what it adds, not a re-read of the rollout's calls.
-import { closeSync, fstatSync, lstatSync, openSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
-import { scanExchangeLine } from './scan';
-import { RolloutAggregator, type CallAgg } from './aggregate';
+import { RolloutAggregator } from './aggregate';
+import { CALL_WIDTH, callValues, NEW_FILE, readCaptureFile, resumeFrom, type CaptureRead, type FileState } from './capture-read';
 import { FoldCache, RolloutFold } from './live-aggregate';
 import { dropRunStats } from './compare';
 import { readLinesSync } from './line-reader';
@@ -25,21 +25,12 @@ import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
 import { isStoreRolloutId } from '../capture/ids';
 
-export interface FileRow {
+export interface FileRow extends FileState {
   id: number;
   run_no: number;
   path: string;
   kind: string;
   rollout_id: string | null;
-  dev: number;
-  ino: number;
-  size: number;
-  mtime_ms: number;
-  offset: number;
-  next_line: number;
-  next_call_index: number;
-  unreadable: number;
-  pending: number;
 }
 
 export interface IngestStats {
@@ -207,13 +198,6 @@ export class Ingestor {
     return row;
   }
 
-  /** Where to resume: the stored offset, or 0 when the file was replaced or truncated. */
-  private resumeFrom(row: FileRow, st: Stats): 'unchanged' | 'append' | 'reread' {
-    if (row.dev === st.dev && row.ino === st.ino && row.size === st.size && row.mtime_ms === st.mtimeMs) return 'unchanged';
-    if (row.ino !== 0 && (row.dev !== st.dev || row.ino !== st.ino || st.size < row.offset + row.pending)) return 'reread';
-    return 'append';
-  }
-
   /** The rollout row for an id, created (as a capture-only rollout) when the rollouts file has not named it. */
   private rollout(pass: Pass, key: string): RolloutState {
     let r = pass.rollouts ? pass.rollouts.get(key) : (this.stmt.rolloutByKey.get(pass.runNo, key) as RolloutState | undefined);
@@ -313,76 +297,53 @@ export class Ingestor {
 
   /** Reads what is new in one capture file; runs inside the caller's transaction. */
   private ingestCaptureFile(pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined): void {
-    let st: Stats;
-    try {
-      st = lstatSync(file);
-    } catch {
-      return;
-    }
-    if (!st.isFile()) return;
+    const row = known ?? (this.stmt.fileByPath.get(file) as FileRow | undefined);
+    this.applyCaptureRead(pass, file, rolloutId, marker, row, readCaptureFile(file, row ?? NEW_FILE));
+  }
+
+  /** Stores what `readCaptureFile` found in a capture file (read here or by an ingest worker). */
+  applyCaptureRead(pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined, read: CaptureRead): void {
+    if (read.kind === 'absent') return;
     const row = known ?? this.fileRow(pass.runNo, file, 'capture', rolloutId);
     const r = this.rollout(pass, rolloutId);
     const markerFlag = marker ? 1 : 0;
-    let mode = this.resumeFrom(row, st);
-    if (mode === 'unchanged') {
+    if (read.kind === 'unchanged') {
       if (r.marker !== markerFlag || r.capture_file !== row.id) {
         this.setCaptureState(r, row.id, row.unreadable, markerFlag);
         this.touch(pass, r.pk);
       }
       return;
     }
-    let fd: number;
-    try {
-      fd = openSync(file, 'r');
-    } catch {
-      return;
+    if (read.kind === 'unopenable') return;
+    if (read.reread) this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
+    if (read.fromStart) this.notAppend(pass, r.pk);
+    const appendedFrom = read.fromStart ? 0 : row.next_call_index;
+    const stats = pass.stats;
+    stats.filesRead++;
+    stats.bytesRead += read.bytes;
+    stats.linesRead += read.lines;
+    const calls = read.calls;
+    for (let i = 0; i < calls.length; i += CALL_WIDTH) {
+      const values = calls.slice(i, i + CALL_WIDTH);
+      values[0] = r.pk;
+      values[3] = row.id;
+      this.stmt.insertCall.run(values);
     }
-    try {
-      st = fstatSync(fd);
-      mode = this.resumeFrom(row, st);
-      if (mode === 'reread' || row.offset === 0) {
-        if (mode === 'reread') this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
-        Object.assign(row, { offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 });
+    const st = read.state;
+    this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, row.id);
+    Object.assign(row, st);
+    this.setCaptureState(r, row.id, st.unreadable, markerFlag);
+    pass.stats.rolloutsChanged.add(r.pk);
+    if (read.totals) {
+      this.aggregator.recompute(r.pk, pass.hasCaptureDir, read.totals);
+      pass.settled.add(r.pk);
+    } else {
+      pass.settled.delete(r.pk);
+      const appended = pass.stats.appended;
+      if (appended) {
+        const prev = appended.get(r.pk);
+        appended.set(r.pk, { from: prev ? Math.min(prev.from, appendedFrom) : appendedFrom, to: st.next_call_index });
       }
-      const fromStart = row.offset === 0;
-      if (fromStart) this.notAppend(pass, r.pk);
-      const appendedFrom = row.next_call_index;
-      const calls: CallAgg[] | undefined = fromStart ? [] : undefined;
-      const stats = pass.stats;
-      stats.filesRead++;
-      let callIndex = row.next_call_index;
-      let unreadable = row.unreadable;
-      const read = readLinesSync(fd, row.offset, st.size, row.next_line, (bytes, offset) => {
-        stats.bytesRead += bytes.length + 1;
-        stats.linesRead++;
-        const outcome = scanExchangeLine(bytes, callIndex);
-        if (outcome.kind === 'blank') return;
-        if (outcome.kind === 'unreadable') unreadable++;
-        else {
-          const values = callValues(r.pk, row.id, offset, bytes.length, outcome.call);
-          this.stmt.insertCall.run(values);
-          calls?.push(aggOf(values));
-        }
-        callIndex++;
-      });
-      const pending = Math.max(0, st.size - read.offset);
-      this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, read.offset, read.nextLine, callIndex, unreadable, pending, row.id);
-      Object.assign(row, { dev: st.dev, ino: st.ino, size: st.size, mtime_ms: st.mtimeMs, offset: read.offset, next_line: read.nextLine, next_call_index: callIndex, unreadable, pending });
-      this.setCaptureState(r, row.id, unreadable, markerFlag);
-      pass.stats.rolloutsChanged.add(r.pk);
-      if (calls) {
-        this.aggregator.recompute(r.pk, pass.hasCaptureDir, calls);
-        pass.settled.add(r.pk);
-      } else {
-        pass.settled.delete(r.pk);
-        const appended = pass.stats.appended;
-        if (appended) {
-          const prev = appended.get(r.pk);
-          appended.set(r.pk, { from: prev ? Math.min(prev.from, appendedFrom) : appendedFrom, to: callIndex });
-        }
-      }
-    } finally {
-      closeSync(fd);
     }
   }
 
@@ -390,7 +351,7 @@ export class Ingestor {
     const st = await fsp.lstat(file).catch(() => null);
     if (!st || !st.isFile()) return;
     const row = this.fileRow(pass.runNo, file, kind, null);
-    const mode = this.resumeFrom(row, st);
+    const mode = resumeFrom(row, st);
     if (mode === 'unchanged') return;
     if (mode === 'reread') {
       const pks = this.stmt.rolloutsOfLineFile.all(row.id) as { pk: number }[];
@@ -475,47 +436,4 @@ function isPresent(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-function num(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  if (v !== null && typeof v === 'object' && 'value' in (v as object)) return Number((v as { value: number }).value);
-  return null;
-}
-
-function str(v: unknown): string | null {
-  return typeof v === 'string' ? v : null;
-}
-
-/** The `insertCall` parameters of one call (request/response offsets relative to the line's start). */
-export function callValues(
-  pk: number,
-  fileId: number,
-  lineOffset: number,
-  lineLength: number,
-  call: { record: Record<string, unknown>; request: { start: number; end: number } | null; response: { start: number; end: number } | null },
-): unknown[] {
-  const r = call.record;
-  const ref = r.model_ref as { name?: unknown } | null;
-  const toolCalls = Array.isArray(r.tool_calls) ? r.tool_calls.length : 0;
-  return [
-    pk, num(r.call_index), str(r.model_call_id), fileId, lineOffset, lineLength,
-    call.request ? call.request.start : null, call.request ? call.request.end - call.request.start : null,
-    call.response ? call.response.start : null, call.response ? call.response.end - call.response.start : null,
-    ref && typeof ref.name === 'string' ? ref.name : null, str(r.model), str(r.dialect), num(r.status_code), str(r.response_status),
-    str(r.finish_reason), str(r.error_category), num(r.started_at), num(r.completed_at), num(r.tokens_in), num(r.tokens_out),
-    num(r.tokens_reasoning), num(r.tokens_total), num(r.cached_tokens), num(r.cache_creation_tokens),
-    r.cache_hit === null || r.cache_hit === undefined ? null : r.cache_hit ? 1 : 0, num(r.latency_total_ms), num(r.latency_ttft_ms), toolCalls,
-  ];
-}
-
-/** The aggregate inputs of a call, from its `callValues`. */
-function aggOf(v: unknown[]): CallAgg {
-  return {
-    model_server: v[10] as string | null, dialect: v[12] as string | null, error_category: v[16] as string | null,
-    started_at: v[17] as number | null, completed_at: v[18] as number | null, tokens_in: v[19] as number | null,
-    tokens_out: v[20] as number | null, tokens_reasoning: v[21] as number | null, tokens_total: v[22] as number | null,
-    cached_tokens: v[23] as number | null, latency_ms: v[26] as number | null, ttft_ms: v[27] as number | null,
-  };
 }
