@@ -6,6 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { discoverRuns, type PathSpec, type RunSource } from './discovery';
 import { Ingestor, type IngestStats } from './ingest';
+import type { IngestOptions } from './parallel';
 import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries';
 import { migrate } from './schema';
 import { CompareCache, compareRuns, type Comparison } from './compare';
@@ -48,16 +49,17 @@ export class CallscopeIndex extends EventEmitter {
   private constructor(
     readonly specs: PathSpec[],
     readonly indexFile: string,
+    options: IngestOptions,
   ) {
     super();
     this.db = new Database(indexFile);
     migrate(this.db);
-    this.ingestor = new Ingestor(this.db);
+    this.ingestor = new Ingestor(this.db, options);
   }
 
-  static async open(specs: PathSpec[], indexDir: string): Promise<CallscopeIndex> {
+  static async open(specs: PathSpec[], indexDir: string, options: IngestOptions = {}): Promise<CallscopeIndex> {
     mkdirSync(indexDir, { recursive: true });
-    const index = new CallscopeIndex(specs, path.join(indexDir, 'index.sqlite'));
+    const index = new CallscopeIndex(specs, path.join(indexDir, 'index.sqlite'), options);
     await index.discover();
     return index;
   }

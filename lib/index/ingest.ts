@@ -15,11 +15,13 @@ import { closeSync, fstatSync, lstatSync, openSync, promises as fsp } from 'node
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import { readRolloutLine, type RolloutLine } from './rollout-line';
+import { readRolloutLine } from './rollout-line';
+import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-read';
 import { RolloutAggregator } from './aggregate';
-import { CALL_WIDTH, callValues, NEW_FILE, readCaptureFile, resumeFrom, type CaptureRead, type FileState } from './capture-read';
+import { CALL_WIDTH, NEW_FILE, readCaptureFile, resumeFrom, type CaptureRead, type FileState } from './capture-read';
 import { FoldCache, RolloutFold } from './live-aggregate';
 import { dropRunStats } from './compare';
+import { DEFAULT_MIN_BYTES, DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, IngestPool, OrderedJobs, workerCount, type IngestOptions } from './parallel';
 import { readLinesSync } from './line-reader';
 import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
@@ -60,14 +62,20 @@ interface Pass {
   stats: IngestStats;
   rollouts: Map<string, RolloutState> | null;
   settled: Set<number>;
+  /** Ingest workers, started by the first part of the pass that is large enough (parallel.ts). */
+  pool?: Promise<IngestPool | null>;
 }
 
 export class Ingestor {
   private readonly stmt;
   private readonly aggregator: RolloutAggregator;
   private readonly folds = new FoldCache();
+  private readonly callRow: unknown[] = new Array(CALL_WIDTH);
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly options: IngestOptions = {},
+  ) {
     this.aggregator = new RolloutAggregator(db);
     this.stmt = {
       fileByPath: db.prepare('SELECT * FROM files WHERE path = ?'),
@@ -151,6 +159,7 @@ export class Ingestor {
       this.folds.clear();
       throw err;
     } finally {
+      if (pass.pool) void pass.pool.then((pool) => pool?.close());
       // Last, so that figures a compare computed mid-pass are not kept.
       if (stats.rolloutsChanged.size) dropRunStats(this.db, runNo);
     }
@@ -234,12 +243,16 @@ export class Ingestor {
       todo.push({ id, order: pass.rollouts.get(id)?.pk ?? Number.MAX_SAFE_INTEGER });
     }
     todo.sort((a, b) => a.order - b.order);
-    for (let i = 0; i < todo.length; ) {
+    const fileOf = (id: string) => path.join(dir, id + '.capture.jsonl');
+    const newFiles = todo.reduce((n, t) => (files.has(fileOf(t.id)) ? n : n + 1), 0);
+    const pool = await this.poolFor(pass, newFiles >= (this.options.minFiles ?? DEFAULT_MIN_FILES));
+    if (pool) await this.ingestCaptureFilesParallel(pass, pool, todo.map((t) => t.id), fileOf, markers, files);
+    for (let i = 0; i < todo.length && !pool; ) {
       const deadline = performance.now() + BATCH_MS;
       this.db.transaction(() => {
         while (i < todo.length && performance.now() < deadline) {
           const { id } = todo[i++];
-          const file = path.join(dir, id + '.capture.jsonl');
+          const file = fileOf(id);
           this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file));
         }
       })();
@@ -256,6 +269,36 @@ export class Ingestor {
       }
       this.dropVanishedCaptureFiles(pass, dir, captureIds, [...files.values()]);
     })();
+  }
+
+  /** The pass's worker pool when a part of it is `large` enough (started once per pass). */
+  private async poolFor(pass: Pass, large: boolean): Promise<IngestPool | null> {
+    if (!large) return null;
+    pass.pool ??= IngestPool.start(workerCount(this.options));
+    return pass.pool;
+  }
+
+  /** ingestCaptureFile for each id, files read by workers; results applied in order, as in-thread. */
+  private async ingestCaptureFilesParallel(
+    pass: Pass, pool: IngestPool, ids: string[], fileOf: (id: string) => string, markers: Set<string>, files: Map<string, FileRow>,
+  ): Promise<void> {
+    const batches: string[][] = [];
+    for (let i = 0; i < ids.length; i += FILES_PER_JOB) batches.push(ids.slice(i, i + FILES_PER_JOB));
+    const jobs = new OrderedJobs(pool, batches, (batch) => ({
+      kind: 'capture',
+      files: batch.map((id) => ({ file: fileOf(id), state: files.get(fileOf(id)) ?? NEW_FILE })),
+    }));
+    for await (const group of jobs.groups(BATCH_MS)) {
+      this.db.transaction(() => {
+        for (const { job, result } of group) {
+          job.forEach((id, k) => {
+            const file = fileOf(id);
+            if (result?.kind === 'capture') this.applyCaptureRead(pass, file, id, markers.has(id), files.get(file), result.reads[k]);
+            else this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file)); // its worker failed
+          });
+        }
+      })();
+    }
   }
 
   /** Ingests named capture files or markers of a dir (the live path: no directory listing). */
@@ -322,13 +365,7 @@ export class Ingestor {
     stats.filesRead++;
     stats.bytesRead += read.bytes;
     stats.linesRead += read.lines;
-    const calls = read.calls;
-    for (let i = 0; i < calls.length; i += CALL_WIDTH) {
-      const values = calls.slice(i, i + CALL_WIDTH);
-      values[0] = r.pk;
-      values[3] = row.id;
-      this.stmt.insertCall.run(values);
-    }
+    this.insertCalls(r.pk, row.id, read.calls);
     const st = read.state;
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, row.id);
     Object.assign(row, st);
@@ -376,14 +413,16 @@ export class Ingestor {
     try {
       const size = fstatSync(fd).size;
       const stats = pass.stats;
+      const pool = await this.poolFor(pass, size - offset >= (this.options.minBytes ?? DEFAULT_MIN_BYTES));
+      if (pool) ({ offset, nextLine } = await this.ingestRolloutsParallel(pass, pool, { file, kind, id: row.id, offset, nextLine, size }));
       let slice = ROLLOUTS_SLICE_BYTES;
-      while (offset < size) {
-        const lines: RolloutLine[] = [];
+      while (offset < size && !pool) {
+        const lines: StoredRolloutLine[] = [];
         const read = readLinesSync(fd, offset, Math.min(size, offset + slice), nextLine, (bytes, lineOffset, lineNo) => {
           stats.bytesRead += bytes.length + 1;
           stats.linesRead++;
           const parsed = readRolloutLine(bytes, lineNo, lineOffset, pass.hasCaptureDir);
-          if (parsed) lines.push(parsed);
+          if (parsed) lines.push(storedRolloutLine(parsed, pass.hasCaptureDir));
         });
         if (read.offset === offset) {
           if (offset + slice >= size) break; // only an unterminated last line is left
@@ -402,7 +441,47 @@ export class Ingestor {
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, offset, nextLine, 0, 0, Math.max(0, st.size - offset), row.id);
   }
 
-  private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: RolloutLine[]): void {
+  /** The rest of a rollouts file, its slices parsed by workers and stored in file order; where it stopped. */
+  private async ingestRolloutsParallel(
+    pass: Pass, pool: IngestPool, f: { file: string; kind: 'rollouts' | 'failures'; id: number; offset: number; nextLine: number; size: number },
+  ): Promise<{ offset: number; nextLine: number }> {
+    const sliceBytes = this.options.sliceBytes ?? DEFAULT_SLICE_BYTES;
+    const starts: number[] = [];
+    for (let at = f.offset; at < f.size; at += sliceBytes) starts.push(at);
+    const countCalls = pass.hasCaptureDir;
+    const slice = (from: number) => ({ file: f.file, from, to: Math.min(f.size, from + sliceBytes), size: f.size, atLineStart: from === f.offset, countCalls });
+    const jobs = new OrderedJobs(pool, starts, (from) => ({ kind: 'rollouts', ...slice(from) }));
+    let { offset, nextLine } = f;
+    for await (const group of jobs.groups(BATCH_MS)) {
+      this.db.transaction(() => {
+        for (const { job, result } of group) {
+          const s = slice(job);
+          // A slice whose worker failed is read here.
+          const read = result?.kind === 'rollouts' ? result.slice : readRolloutsSlice(s.file, s.from, s.to, s.size, s.atLineStart, s.countCalls);
+          for (const l of read.lines) l.lineNo += nextLine;
+          pass.stats.bytesRead += read.bytes;
+          pass.stats.linesRead += read.count;
+          this.storeRolloutLines(pass, f.id, f.kind, read.lines);
+          nextLine += read.count;
+          if (read.end >= 0) offset = read.end;
+        }
+      })();
+    }
+    return { offset, nextLine };
+  }
+
+  /** Inserts calls given as flat `insertCall` parameters (capture-read.ts), with their rollout and file. */
+  private insertCalls(pk: number, fileId: number, calls: unknown[]): void {
+    const values = this.callRow;
+    for (let i = 0; i < calls.length; i += CALL_WIDTH) {
+      for (let j = 0; j < CALL_WIDTH; j++) values[j] = calls[i + j];
+      values[0] = pk;
+      values[3] = fileId;
+      this.stmt.insertCall.run(values);
+    }
+  }
+
+  private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: StoredRolloutLine[]): void {
     const { runNo, hasCaptureDir } = pass;
     for (const l of lines) {
       let key = l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
@@ -414,15 +493,13 @@ export class Ingestor {
       const pk = existing ? existing.pk : Number(this.stmt.insertLineRollout.run(runNo, key).lastInsertRowid);
       this.stmt.upsertLine.run(
         l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
-        l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search,
-        l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? JSON.stringify(l.attachment.gaps) : null,
+        l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
+        l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
         hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
       );
       if (!hasCaptureDir && l.attachment) {
         this.stmt.deleteCallsOfRollout.run(pk);
-        for (const call of l.attachment.records) {
-          this.stmt.insertCall.run(callValues(pk, fileId, l.offset, l.length, { record: call, request: null, response: null }));
-        }
+        this.insertCalls(pk, fileId, l.attachment.callValues);
       }
       this.touch(pass, pk);
     }
