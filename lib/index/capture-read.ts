@@ -3,7 +3,7 @@
 // read from its start, the rollout's call totals. Pure apart from the file reads, so that an ingest worker
 // (ingest-worker.ts) and the single-thread ingest run the same code and write the same rows.
 import { closeSync, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
-import { callTotals, type CallAgg, type CallTotals } from './aggregate';
+import { callTotals, type CallAgg, type CallTotals } from './call-totals';
 import { readLinesSync } from './line-reader';
 import { scanExchangeLine } from './scan';
 
@@ -154,4 +154,49 @@ function aggsOf(v: unknown[]): CallAgg[] {
     });
   }
   return out;
+}
+
+/** Columns of `callValues` that hold strings (or null); the others hold numbers (or null). */
+const STRING_COLUMNS = new Set([2, 10, 11, 12, 14, 15, 16]);
+
+/**
+ * Flat call values packed for a worker's message: numbers in a Float64Array, strings as indexes into a table
+ * of distinct strings, nulls as one bit mask per call. Several times cheaper to clone than the plain array.
+ */
+export interface PackedCalls {
+  numbers: Float64Array;
+  nulls: Uint32Array;
+  strings: string[];
+}
+
+export function packCalls(flat: unknown[]): PackedCalls {
+  const n = flat.length / CALL_WIDTH;
+  const numbers = new Float64Array(flat.length);
+  const nulls = new Uint32Array(n);
+  const strings: string[] = [];
+  const ids = new Map<string, number>();
+  for (let c = 0; c < n; c++) {
+    let mask = 0;
+    for (let j = 0; j < CALL_WIDTH; j++) {
+      const v = flat[c * CALL_WIDTH + j];
+      if (v === null || v === undefined) mask |= 1 << j;
+      else if (STRING_COLUMNS.has(j)) {
+        let id = ids.get(v as string);
+        if (id === undefined) ids.set(v as string, (id = strings.push(v as string) - 1));
+        numbers[c * CALL_WIDTH + j] = id;
+      } else numbers[c * CALL_WIDTH + j] = v as number;
+    }
+    nulls[c] = mask;
+  }
+  return { numbers, nulls, strings };
+}
+
+/** Call `c` of packed values into `into` (CALL_WIDTH long). */
+export function unpackCall(p: PackedCalls, c: number, into: unknown[]): void {
+  const mask = p.nulls[c];
+  const base = c * CALL_WIDTH;
+  for (let j = 0; j < CALL_WIDTH; j++) {
+    if (mask & (1 << j)) into[j] = null;
+    else into[j] = STRING_COLUMNS.has(j) ? p.strings[p.numbers[base + j]] : p.numbers[base + j];
+  }
 }

@@ -1,12 +1,23 @@
 // An ingest worker thread: the pure part of ingest (reading files and scanning their lines) for jobs the main
 // thread sends, answered with plain values; the main thread alone writes the index (parallel.ts, ingest.ts).
 import { parentPort } from 'node:worker_threads';
-import { readCaptureFile } from './capture-read';
+import { CALL_WIDTH, packCalls, readCaptureFile } from './capture-read';
 import type { JobResult, WorkerJob } from './parallel';
 import { readRolloutsSlice } from './rollouts-read';
 
 function run(job: WorkerJob): JobResult {
-  if (job.kind === 'capture') return { kind: 'capture', reads: job.files.map((f) => readCaptureFile(f.file, f.state)) };
+  if (job.kind === 'capture') {
+    const reads = job.files.map((f) => readCaptureFile(f.file, f.state));
+    const all: unknown[] = [];
+    const counts = reads.map((r) => {
+      if (r.kind !== 'read') return 0;
+      for (const v of r.calls) all.push(v);
+      const n = r.calls.length / CALL_WIDTH;
+      r.calls = [];
+      return n;
+    });
+    return { kind: 'capture', reads, calls: packCalls(all), counts };
+  }
   return { kind: 'rollouts', slice: readRolloutsSlice(job.file, job.from, job.to, job.size, job.atLineStart, job.countCalls) };
 }
 

@@ -18,7 +18,7 @@ import type Database from 'better-sqlite3';
 import { readRolloutLine } from './rollout-line';
 import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-read';
 import { RolloutAggregator } from './aggregate';
-import { CALL_WIDTH, NEW_FILE, readCaptureFile, resumeFrom, type CaptureRead, type FileState } from './capture-read';
+import { CALL_WIDTH, NEW_FILE, readCaptureFile, resumeFrom, unpackCall, type CaptureRead, type FileState, type PackedCalls } from './capture-read';
 import { FoldCache, RolloutFold } from './live-aggregate';
 import { dropRunStats } from './compare';
 import { DEFAULT_MIN_BYTES, DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, IngestPool, OrderedJobs, workerCount, type IngestOptions } from './parallel';
@@ -291,10 +291,13 @@ export class Ingestor {
     for await (const group of jobs.groups(BATCH_MS)) {
       this.db.transaction(() => {
         for (const { job, result } of group) {
+          let from = 0;
           job.forEach((id, k) => {
             const file = fileOf(id);
-            if (result?.kind === 'capture') this.applyCaptureRead(pass, file, id, markers.has(id), files.get(file), result.reads[k]);
-            else this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file)); // its worker failed
+            if (result?.kind !== 'capture') return this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file)); // its worker failed
+            const calls = { packed: result.calls, from, count: result.counts[k] };
+            from += calls.count;
+            this.applyCaptureRead(pass, file, id, markers.has(id), files.get(file), result.reads[k], calls);
           });
         }
       })();
@@ -344,8 +347,11 @@ export class Ingestor {
     this.applyCaptureRead(pass, file, rolloutId, marker, row, readCaptureFile(file, row ?? NEW_FILE));
   }
 
-  /** Stores what `readCaptureFile` found in a capture file (read here or by an ingest worker). */
-  applyCaptureRead(pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined, read: CaptureRead): void {
+  /** Stores what `readCaptureFile` found in a capture file (read here, or by an ingest worker: `packed` calls). */
+  private applyCaptureRead(
+    pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined, read: CaptureRead,
+    packed?: { packed: PackedCalls; from: number; count: number },
+  ): void {
     if (read.kind === 'absent') return;
     const row = known ?? this.fileRow(pass.runNo, file, 'capture', rolloutId);
     const r = this.rollout(pass, rolloutId);
@@ -365,7 +371,8 @@ export class Ingestor {
     stats.filesRead++;
     stats.bytesRead += read.bytes;
     stats.linesRead += read.lines;
-    this.insertCalls(r.pk, row.id, read.calls);
+    if (packed) this.insertPackedCalls(r.pk, row.id, packed.packed, packed.from, packed.count);
+    else this.insertCalls(r.pk, row.id, read.calls);
     const st = read.state;
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, row.id);
     Object.assign(row, st);
@@ -475,6 +482,16 @@ export class Ingestor {
     const values = this.callRow;
     for (let i = 0; i < calls.length; i += CALL_WIDTH) {
       for (let j = 0; j < CALL_WIDTH; j++) values[j] = calls[i + j];
+      values[0] = pk;
+      values[3] = fileId;
+      this.stmt.insertCall.run(values);
+    }
+  }
+
+  private insertPackedCalls(pk: number, fileId: number, calls: PackedCalls, from: number, count: number): void {
+    const values = this.callRow;
+    for (let c = from; c < from + count; c++) {
+      unpackCall(calls, c, values);
       values[0] = pk;
       values[3] = fileId;
       this.stmt.insertCall.run(values);

@@ -6,11 +6,11 @@
 // files new to the index uses them; the live path and small refreshes never do. Any worker that cannot start
 // leaves the pass single-threaded; a job whose worker fails is redone in-thread by the caller.
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import type { CaptureRead, FileState } from './capture-read';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import { tsWorker } from '../util/ts-worker';
+import type { CaptureRead, FileState, PackedCalls } from './capture-read';
 import type { RolloutsSlice } from './rollouts-read';
 
 export interface IngestOptions {
@@ -43,7 +43,8 @@ export function workerCount(options: IngestOptions): number {
 export type WorkerJob =
   | { kind: 'capture'; files: { file: string; state: FileState }[] }
   | { kind: 'rollouts'; file: string; from: number; to: number; size: number; atLineStart: boolean; countCalls: boolean };
-export type JobResult = { kind: 'capture'; reads: CaptureRead[] } | { kind: 'rollouts'; slice: RolloutsSlice };
+/** Capture reads come with their calls packed (all of the job's, in order; each read's `calls` left empty). */
+export type JobResult = { kind: 'capture'; reads: CaptureRead[]; calls: PackedCalls; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
 
 interface Slot {
   worker: Worker;
@@ -80,8 +81,11 @@ export class IngestPool {
 
   /** Starts `size` workers; null when none could start (the caller ingests in-thread). */
   static async start(size: number): Promise<IngestPool | null> {
-    const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingest-worker-boot.mjs');
-    if (size < 1 || !existsSync(entry)) return null; // e.g. running from a bundle without the worker sources
+    if (size < 1) return null;
+    // Built from a path rather than `new URL('./…', import.meta.url)`, which bundlers rewrite into an asset: from a
+    // bundle (Next's server chunks, dist/cli) the worker sources are not beside it, no worker starts, and the
+    // pass runs in-thread.
+    const entry = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingest-worker.ts'));
     const started = await Promise.all(Array.from({ length: size }, () => startWorker(entry)));
     const slots = started.filter((w): w is Worker => w !== null).map((worker) => ({ worker, busy: 0, dead: false }));
     return slots.length ? new IngestPool(slots) : null;
@@ -114,11 +118,11 @@ export class IngestPool {
   }
 }
 
-function startWorker(entry: string): Promise<Worker | null> {
+function startWorker(entry: URL): Promise<Worker | null> {
   return new Promise((resolve) => {
     let worker: Worker;
     try {
-      worker = new Worker(entry);
+      worker = tsWorker(entry);
     } catch {
       return resolve(null);
     }
