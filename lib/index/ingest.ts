@@ -209,8 +209,10 @@ export class Ingestor {
 
   /** The rollout row for an id, created (as a capture-only rollout) when the rollouts file has not named it. */
   private rollout(pass: Pass, key: string): RolloutState {
-    let r = pass.rollouts ? pass.rollouts.get(key) : (this.stmt.rolloutByKey.get(pass.runNo, key) as RolloutState | undefined);
-    if (!r) {
+    // Not in the pass's map: looked up too, since the live path may have created it while the pass awaited.
+    let r = pass.rollouts?.get(key) ?? (this.stmt.rolloutByKey.get(pass.runNo, key) as RolloutState | undefined);
+    if (r) pass.rollouts?.set(key, r);
+    else {
       r = { pk: Number(this.stmt.insertRollout.run(pass.runNo, key, key).lastInsertRowid), capture_file: null, marker: 0 };
       pass.rollouts?.set(key, r);
     }
@@ -294,10 +296,12 @@ export class Ingestor {
           let from = 0;
           job.forEach((id, k) => {
             const file = fileOf(id);
-            if (result?.kind !== 'capture') return this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file)); // its worker failed
-            const calls = { packed: result.calls, from, count: result.counts[k] };
-            from += calls.count;
-            this.applyCaptureRead(pass, file, id, markers.has(id), files.get(file), result.reads[k], calls);
+            const count = result?.kind === 'capture' ? result.counts[k] : 0;
+            from += count;
+            // Redone here when its worker failed, or when the live path stored the file since the job left.
+            const current = this.stmt.fileByPath.get(file) as FileRow | undefined;
+            if (result?.kind !== 'capture' || !sameState(current, files.get(file))) return this.ingestCaptureFile(pass, file, id, markers.has(id), current);
+            this.applyCaptureRead(pass, file, id, markers.has(id), current, result.reads[k], { packed: result.calls, from: from - count, count });
           });
         }
       })();
@@ -521,6 +525,12 @@ export class Ingestor {
       this.touch(pass, pk);
     }
   }
+}
+
+function sameState(a: FileState | undefined, b: FileState | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtime_ms === b.mtime_ms && a.offset === b.offset &&
+    a.next_line === b.next_line && a.next_call_index === b.next_call_index && a.unreadable === b.unreadable && a.pending === b.pending;
 }
 
 function isPresent(file: string): boolean {

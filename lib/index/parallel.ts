@@ -178,7 +178,7 @@ export class OrderedJobs<J> {
    * writes each group in one transaction (fewer, larger commits: the rollouts table's indexes are rewritten
    * once per commit, not once per job).
    */
-  async *groups(periodMs: number, maxJobs = 4 * this.pool.window): AsyncGenerator<{ job: J; result: JobResult | null }[]> {
+  async *groups(periodMs: number, maxJobs = this.pool.window): AsyncGenerator<{ job: J; result: JobResult | null }[]> {
     let since = performance.now();
     let held: { job: J; result: JobResult | null }[] = [];
     while (!this.done) {

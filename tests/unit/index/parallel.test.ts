@@ -35,6 +35,16 @@ function dump(index: CallscopeIndex): Record<string, unknown[][]> {
   return out;
 }
 
+/** Equal dumps; a difference is shown as the table and its first differing rows (parallel, serial). */
+function expectSame(parallel: CallscopeIndex, serial: CallscopeIndex): void {
+  const [a, b] = [dump(parallel), dump(serial)];
+  for (const t of TABLES) {
+    const diff = a[t].map((row, i) => [row, b[t][i]]).filter(([x, y]) => JSON.stringify(x) !== JSON.stringify(y));
+    expect(diff.slice(0, 3), `${t}: ${a[t].length} vs ${b[t].length} rows`).toEqual([]);
+  }
+  expect(a).toEqual(b);
+}
+
 let seq = 0;
 async function build(root: string, options: IngestOptions): Promise<CallscopeIndex> {
   const index = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`), options);
@@ -68,7 +78,7 @@ async function expectSameIndexes(root: string, change?: (serial: CallscopeIndex,
   const serial = await build(root, SERIAL);
   const parallel = await build(root, PARALLEL);
   try {
-    expect(dump(parallel)).toEqual(dump(serial));
+    expectSame(parallel, serial);
     if (change) await change(serial, parallel);
   } finally {
     serial.close();
@@ -94,7 +104,7 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
       writeFileSync(path.join(captures, '0-1.capture.jsonl'), line(makeExchange({ model_call_id: 'replaced' })));
       appendFileSync(rollouts, '"x"}\n' + JSON.stringify({ _ng_task_index: 3, _ng_rollout_index: 0, reward: 0.5 }) + '\n');
       for (const index of [serial, parallel]) await index.refresh();
-      expect(dump(parallel)).toEqual(dump(serial));
+      expectSame(parallel, serial);
     });
   });
 
@@ -121,6 +131,37 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
     vi.restoreAllMocks();
     vi.spyOn(IngestPool, 'start').mockResolvedValue(null);
     await expectSameIndexes(root);
+  });
+
+  it('a capture file the live path stored while its worker read it is read again, not overwritten with the older read', async () => {
+    const root = path.join(tmp, 'edge-5');
+    cpSync(demo, root, { recursive: true });
+    const parallel = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`), PARALLEL);
+    const run = IngestPool.prototype.run;
+    let raced: string | null = null;
+    let first: unknown = null;
+    // The first capture job sent (its first file is the first the pass stores, so that file ids match).
+    vi.spyOn(IngestPool.prototype, 'run').mockImplementation(async function (this: IngestPool, job) {
+      if (!first && job.kind === 'capture' && job.files.length) first = job;
+      const result = await run.call(this, job);
+      if (job === first && job.kind === 'capture') {
+        raced = job.files[0].file;
+        appendFileSync(raced, line(makeExchange({ model_call_id: 'raced' })));
+        await parallel.refreshPaths(new Set([raced]));
+      }
+      return result;
+    });
+    try {
+      await parallel.refresh();
+      vi.restoreAllMocks();
+      expect(parallel.listRuns().map((r) => r.progress.error)).toEqual(parallel.listRuns().map(() => null));
+      expect(raced).not.toBeNull();
+      const serial = await build(root, SERIAL);
+      expectSame(parallel, serial);
+      serial.close();
+    } finally {
+      parallel.close();
+    }
   });
 
   it('small passes start no worker', async () => {
