@@ -1,17 +1,24 @@
 // A worker thread running a TypeScript module. Loader hooks are per thread in Node 20 and nothing here
 // inherits the parent's (bin/callscope.js registers tsx in-process; vitest transforms on its own), so the
 // worker first registers tsx's loader, resolved from this project, then imports its entry.
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
-/** tsx's ESM API entry (the package's `import` export), resolved from this project. */
+/**
+ * tsx's ESM API entry (the package's `import` export), found as Node would from this file. Read from the file
+ * system rather than through `require.resolve`, which Next's bundler resolves at build time and cannot.
+ */
 function tsxApiUrl(): string {
-  const require = createRequire(import.meta.url);
-  const pkgPath = require.resolve('tsx/package.json');
-  const exported = (require(pkgPath) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api'];
-  return pathToFileURL(path.join(path.dirname(pkgPath), exported.import.default)).href;
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const pkg = path.join(dir, 'node_modules', 'tsx', 'package.json');
+    if (existsSync(pkg)) {
+      const exported = (JSON.parse(readFileSync(pkg, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api'];
+      return pathToFileURL(path.join(path.dirname(pkg), exported.import.default)).href;
+    }
+    if (path.dirname(dir) === dir) throw new Error('tsx is not installed');
+  }
 }
 
 export function tsWorker(entry: URL, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
