@@ -11,6 +11,7 @@
 //   flags: --rollouts N --calls M --corpus DIR --seed S --huge-mb MB --live-seconds S --live-rate R --reps N
 //          --profile (CPU profile of the ingest child into .callscope/bench-prof) --keep (keep the index dirs)
 //          --no-server (skip the parts measured through `callscope serve`)
+//          --out FILE (the report, instead of reports/bench-index.json)
 //          --index DIR [--out FILE] (query figures and I4 only, over an index built before; see queryOnly)
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';

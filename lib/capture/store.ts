@@ -11,6 +11,7 @@ import path from 'node:path';
 import { assertStoreRolloutId } from './ids';
 import { isJsonObject, parseStrict, serialize, serializeWithPreserialized, type JsonObject } from './json';
 import { lock, unlock } from './lock';
+import { stripAscii } from './bytes';
 import { deriveRecord, withoutPayloads, type ModelCallRecord } from './record';
 
 export const CAPTURE_SUFFIX = '.capture.jsonl';
@@ -92,16 +93,7 @@ export async function* readLines(handle: FileHandle, options: LineReadOptions = 
   }
 }
 
-const isAsciiSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
-
-/** bytes.strip(): ASCII whitespace at both ends. */
-export function stripAscii(b: Buffer): Buffer {
-  let s = 0;
-  let e = b.length;
-  while (s < e && isAsciiSpace(b[s])) s++;
-  while (e > s && isAsciiSpace(b[e - 1])) e--;
-  return s === 0 && e === b.length ? b : b.subarray(s, e);
-}
+export { stripAscii };
 
 export interface ReadProblem {
   file: string;

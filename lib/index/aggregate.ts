@@ -3,22 +3,9 @@
 // other changes (markers, appends) re-read the rollout's calls by primary key. Statements are prepared once.
 import type Database from 'better-sqlite3';
 import { captureGaps, gapJson } from '../capture/attachment';
-import { neumaierSum } from '../capture/metrics';
+import { callTotals, type CallAgg, type CallTotals } from './call-totals';
 
-export interface CallAgg {
-  tokens_in: number | null;
-  tokens_out: number | null;
-  tokens_reasoning: number | null;
-  tokens_total: number | null;
-  cached_tokens: number | null;
-  latency_ms: number | null;
-  ttft_ms: number | null;
-  error_category: string | null;
-  model_server: string | null;
-  dialect: string | null;
-  started_at: number | null;
-  completed_at: number | null;
-}
+export { median, type CallAgg, type CallTotals } from './call-totals';
 
 export interface RolloutCaptureState {
   capture_file: number | null;
@@ -28,17 +15,6 @@ export interface RolloutCaptureState {
   attached_tokens_total: number | null;
   attached_gaps: string | null;
 }
-
-export function median(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-const tagList = (values: Set<string>) => (values.size ? `|${[...values].sort().join('|')}|` : null);
-
-const add = (s: number | null, v: number | null) => (v === null ? s : (s ?? 0) + v);
 
 /**
  * A rollout's capture gaps (§5.1: from the capture dir, or the rollout line's own attachment when there is no
@@ -56,44 +32,15 @@ export function gapsAndMismatch(r: RolloutCaptureState, hasCaptureDir: boolean, 
   return { gaps, mismatch };
 }
 
+/** The values of `UPDATE_SQL`'s SET list, in order, from a rollout's call totals and capture state. */
+export function aggregateRow(t: CallTotals, r: RolloutCaptureState, hasCaptureDir: boolean): unknown[] {
+  const { gaps, mismatch } = gapsAndMismatch(r, hasCaptureDir, t[0] as number, t[4] as number | null);
+  return [...t.slice(0, 10), JSON.stringify(gaps), gaps.length, ...t.slice(10), mismatch];
+}
+
 /** The values of `UPDATE_SQL`'s SET list, in order. */
 export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCaptureDir: boolean): unknown[] {
-  let tokensIn = null, tokensOut = null, tokensReasoning = null, tokensTotal = null, cached = null;
-  let errors = 0;
-  let started: number | null = null;
-  let completed: number | null = null;
-  let latencyMax: number | null = null;
-  const latencies: number[] = [];
-  const ttfts: number[] = [];
-  const servers = new Set<string>();
-  const dialects = new Set<string>();
-  const categories = new Set<string>();
-  for (const c of calls) {
-    tokensIn = add(tokensIn, c.tokens_in);
-    tokensOut = add(tokensOut, c.tokens_out);
-    tokensReasoning = add(tokensReasoning, c.tokens_reasoning);
-    tokensTotal = add(tokensTotal, c.tokens_total);
-    cached = add(cached, c.cached_tokens);
-    if (c.latency_ms !== null) {
-      latencies.push(c.latency_ms);
-      latencyMax = latencyMax === null ? c.latency_ms : Math.max(latencyMax, c.latency_ms);
-    }
-    if (c.ttft_ms !== null) ttfts.push(c.ttft_ms);
-    if (c.error_category !== null) {
-      errors++;
-      categories.add(c.error_category);
-    }
-    if (c.model_server !== null) servers.add(c.model_server);
-    if (c.dialect !== null) dialects.add(c.dialect);
-    if (c.started_at !== null) started = started === null ? c.started_at : Math.min(started, c.started_at);
-    if (c.completed_at !== null) completed = completed === null ? c.completed_at : Math.max(completed, c.completed_at);
-  }
-  const { gaps, mismatch } = gapsAndMismatch(r, hasCaptureDir, calls.length, tokensTotal);
-  return [
-    calls.length, tokensIn, tokensOut, tokensReasoning, tokensTotal, cached,
-    latencies.length ? neumaierSum(latencies) : null, latencyMax, median(ttfts), errors, JSON.stringify(gaps), gaps.length,
-    tagList(servers), tagList(dialects), tagList(categories), started, completed, mismatch,
-  ];
+  return aggregateRow(callTotals(calls), r, hasCaptureDir);
 }
 
 export class RolloutAggregator {
@@ -114,11 +61,11 @@ export class RolloutAggregator {
     };
   }
 
-  /** Recomputes one rollout's aggregates; `calls` are its rows when the caller already holds all of them. */
-  recompute(pk: number, hasCaptureDir: boolean, calls?: CallAgg[]): void {
+  /** Recomputes one rollout's aggregates; `totals` are of its calls when the caller already holds all of them. */
+  recompute(pk: number, hasCaptureDir: boolean, totals?: CallTotals): void {
     const state = this.stmt.state.get(pk) as RolloutCaptureState | undefined;
     if (!state) return;
-    const rows = calls ?? (this.stmt.calls.all(pk) as CallAgg[]);
-    this.stmt.update.run(...rolloutAggregate(rows, state, hasCaptureDir), pk);
+    const t = totals ?? callTotals(this.stmt.calls.all(pk) as CallAgg[]);
+    this.stmt.update.run(...aggregateRow(t, state, hasCaptureDir), pk);
   }
 }

@@ -7,6 +7,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { discoverRuns, type PathSpec, type RunSource } from './discovery';
 import { Ingestor, type IngestStats } from './ingest';
+import type { IngestOptions } from './parallel';
 import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries';
 import { migrate } from './schema';
 import { CompareCache, compareRuns, type Comparison } from './compare';
@@ -18,8 +19,8 @@ import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
 /** A pass that changed rollouts in this many batches or more fills their compare figures in the background. */
 const FILL_MIN_BATCHES = 3;
 
-/** Knobs for tests: smaller compare batches and fill threshold than the defaults, to exercise many batches. */
-export interface IndexOptions {
+/** Ingest workers (parallel.ts), and for tests smaller compare batches and fill threshold than the defaults. */
+export interface IndexOptions extends IngestOptions {
   compareBatchShift?: number;
   compareFillMin?: number;
 }
@@ -71,7 +72,7 @@ export class CallscopeIndex extends EventEmitter {
     this.db = new Database(indexFile);
     migrate(this.db);
     this.stmt = { changes: this.db.prepare('SELECT total_changes()').pluck() };
-    this.ingestor = new Ingestor(this.db);
+    this.ingestor = new Ingestor(this.db, options);
   }
 
   static async open(specs: PathSpec[], indexDir: string, options: IndexOptions = {}): Promise<CallscopeIndex> {

@@ -11,34 +11,27 @@
 // The live path (the watcher naming changed files) ingests each named file and writes the whole batch in one
 // transaction; a rollout whose capture file was only appended to folds the new calls into a cached
 // aggregate (live-aggregate.ts), so an append costs what it adds, not a re-read of the rollout's calls.
-import { closeSync, fstatSync, lstatSync, openSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import { readRolloutLine, type RolloutLine } from './rollout-line';
-import { scanExchangeLine } from './scan';
-import { RolloutAggregator, type CallAgg } from './aggregate';
+import { readRolloutLine } from './rollout-line';
+import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-read';
+import { RolloutAggregator } from './aggregate';
+import { CALL_WIDTH, NEW_FILE, readCaptureFile, resumeFrom, unpackCall, type CaptureRead, type FileState, type PackedCalls } from './capture-read';
 import { FoldCache, RolloutFold } from './live-aggregate';
+import { DEFAULT_MIN_BYTES, DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, IngestPool, OrderedJobs, workerCount, type IngestOptions } from './parallel';
 import { readLinesSync } from './line-reader';
 import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
 import { isStoreRolloutId } from '../capture/ids';
 
-export interface FileRow {
+export interface FileRow extends FileState {
   id: number;
   run_no: number;
   path: string;
   kind: string;
   rollout_id: string | null;
-  dev: number;
-  ino: number;
-  size: number;
-  mtime_ms: number;
-  offset: number;
-  next_line: number;
-  next_call_index: number;
-  unreadable: number;
-  pending: number;
 }
 
 export interface IngestStats {
@@ -68,14 +61,20 @@ interface Pass {
   stats: IngestStats;
   rollouts: Map<string, RolloutState> | null;
   settled: Set<number>;
+  /** Ingest workers, started by the first part of the pass that is large enough (parallel.ts). */
+  pool?: Promise<IngestPool | null>;
 }
 
 export class Ingestor {
   private readonly stmt;
   private readonly aggregator: RolloutAggregator;
   private readonly folds = new FoldCache();
+  private readonly callRow: unknown[] = new Array(CALL_WIDTH);
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly options: IngestOptions = {},
+  ) {
     this.aggregator = new RolloutAggregator(db);
     this.stmt = {
       fileByPath: db.prepare('SELECT * FROM files WHERE path = ?'),
@@ -158,6 +157,8 @@ export class Ingestor {
     } catch (err) {
       this.folds.clear();
       throw err;
+    } finally {
+      if (pass.pool) void pass.pool.then((pool) => pool?.close());
     }
   }
 
@@ -203,17 +204,12 @@ export class Ingestor {
     return row;
   }
 
-  /** Where to resume: the stored offset, or 0 when the file was replaced or truncated. */
-  private resumeFrom(row: FileRow, st: Stats): 'unchanged' | 'append' | 'reread' {
-    if (row.dev === st.dev && row.ino === st.ino && row.size === st.size && row.mtime_ms === st.mtimeMs) return 'unchanged';
-    if (row.ino !== 0 && (row.dev !== st.dev || row.ino !== st.ino || st.size < row.offset + row.pending)) return 'reread';
-    return 'append';
-  }
-
   /** The rollout row for an id, created (as a capture-only rollout) when the rollouts file has not named it. */
   private rollout(pass: Pass, key: string): RolloutState {
-    let r = pass.rollouts ? pass.rollouts.get(key) : (this.stmt.rolloutByKey.get(pass.runNo, key) as RolloutState | undefined);
-    if (!r) {
+    // Not in the pass's map: looked up too, since the live path may have created it while the pass awaited.
+    let r = pass.rollouts?.get(key) ?? (this.stmt.rolloutByKey.get(pass.runNo, key) as RolloutState | undefined);
+    if (r) pass.rollouts?.set(key, r);
+    else {
       r = { pk: Number(this.stmt.insertRollout.run(pass.runNo, key, key).lastInsertRowid), capture_file: null, marker: 0 };
       pass.rollouts?.set(key, r);
     }
@@ -246,12 +242,16 @@ export class Ingestor {
       todo.push({ id, order: pass.rollouts.get(id)?.pk ?? Number.MAX_SAFE_INTEGER });
     }
     todo.sort((a, b) => a.order - b.order);
-    for (let i = 0; i < todo.length; ) {
+    const fileOf = (id: string) => path.join(dir, id + '.capture.jsonl');
+    const newFiles = todo.reduce((n, t) => (files.has(fileOf(t.id)) ? n : n + 1), 0);
+    const pool = await this.poolFor(pass, newFiles >= (this.options.minFiles ?? DEFAULT_MIN_FILES));
+    if (pool) await this.ingestCaptureFilesParallel(pass, pool, todo.map((t) => t.id), fileOf, markers, files);
+    for (let i = 0; i < todo.length && !pool; ) {
       const deadline = performance.now() + BATCH_MS;
       this.db.transaction(() => {
         while (i < todo.length && performance.now() < deadline) {
           const { id } = todo[i++];
-          const file = path.join(dir, id + '.capture.jsonl');
+          const file = fileOf(id);
           this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file));
         }
       })();
@@ -268,6 +268,41 @@ export class Ingestor {
       }
       this.dropVanishedCaptureFiles(pass, dir, captureIds, [...files.values()]);
     })();
+  }
+
+  /** The pass's worker pool when a part of it is `large` enough (started once per pass). */
+  private async poolFor(pass: Pass, large: boolean): Promise<IngestPool | null> {
+    if (!large) return null;
+    pass.pool ??= IngestPool.start(workerCount(this.options));
+    return pass.pool;
+  }
+
+  /** ingestCaptureFile for each id, files read by workers; results applied in order, as in-thread. */
+  private async ingestCaptureFilesParallel(
+    pass: Pass, pool: IngestPool, ids: string[], fileOf: (id: string) => string, markers: Set<string>, files: Map<string, FileRow>,
+  ): Promise<void> {
+    const batches: string[][] = [];
+    for (let i = 0; i < ids.length; i += FILES_PER_JOB) batches.push(ids.slice(i, i + FILES_PER_JOB));
+    const jobs = new OrderedJobs(pool, batches, (batch) => ({
+      kind: 'capture',
+      files: batch.map((id) => ({ file: fileOf(id), state: files.get(fileOf(id)) ?? NEW_FILE })),
+    }));
+    for await (const group of jobs.groups(BATCH_MS)) {
+      this.db.transaction(() => {
+        for (const { job, result } of group) {
+          let from = 0;
+          job.forEach((id, k) => {
+            const file = fileOf(id);
+            const count = result?.kind === 'capture' ? result.counts[k] : 0;
+            from += count;
+            // Redone here when its worker failed, or when the live path stored the file since the job left.
+            const current = this.stmt.fileByPath.get(file) as FileRow | undefined;
+            if (result?.kind !== 'capture' || !sameState(current, files.get(file))) return this.ingestCaptureFile(pass, file, id, markers.has(id), current);
+            this.applyCaptureRead(pass, file, id, markers.has(id), current, result.reads[k], { packed: result.calls, from: from - count, count });
+          });
+        }
+      })();
+    }
   }
 
   /** Ingests named capture files or markers of a dir (the live path: no directory listing). */
@@ -309,76 +344,51 @@ export class Ingestor {
 
   /** Reads what is new in one capture file; runs inside the caller's transaction. */
   private ingestCaptureFile(pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined): void {
-    let st: Stats;
-    try {
-      st = lstatSync(file);
-    } catch {
-      return;
-    }
-    if (!st.isFile()) return;
+    const row = known ?? (this.stmt.fileByPath.get(file) as FileRow | undefined);
+    this.applyCaptureRead(pass, file, rolloutId, marker, row, readCaptureFile(file, row ?? NEW_FILE));
+  }
+
+  /** Stores what `readCaptureFile` found in a capture file (read here, or by an ingest worker: `packed` calls). */
+  private applyCaptureRead(
+    pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined, read: CaptureRead,
+    packed?: { packed: PackedCalls; from: number; count: number },
+  ): void {
+    if (read.kind === 'absent') return;
     const row = known ?? this.fileRow(pass.runNo, file, 'capture', rolloutId);
     const r = this.rollout(pass, rolloutId);
     const markerFlag = marker ? 1 : 0;
-    let mode = this.resumeFrom(row, st);
-    if (mode === 'unchanged') {
+    if (read.kind === 'unchanged') {
       if (r.marker !== markerFlag || r.capture_file !== row.id) {
         this.setCaptureState(r, row.id, row.unreadable, markerFlag);
         this.touch(pass, r.pk);
       }
       return;
     }
-    let fd: number;
-    try {
-      fd = openSync(file, 'r');
-    } catch {
-      return;
-    }
-    try {
-      st = fstatSync(fd);
-      mode = this.resumeFrom(row, st);
-      if (mode === 'reread' || row.offset === 0) {
-        if (mode === 'reread') this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
-        Object.assign(row, { offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 });
+    if (read.kind === 'unopenable') return;
+    if (read.reread) this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
+    if (read.fromStart) this.notAppend(pass, r.pk);
+    const appendedFrom = read.fromStart ? 0 : row.next_call_index;
+    const stats = pass.stats;
+    stats.filesRead++;
+    stats.bytesRead += read.bytes;
+    stats.linesRead += read.lines;
+    if (packed) this.insertPackedCalls(r.pk, row.id, packed.packed, packed.from, packed.count);
+    else this.insertCalls(r.pk, row.id, read.calls);
+    const st = read.state;
+    this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, row.id);
+    Object.assign(row, st);
+    this.setCaptureState(r, row.id, st.unreadable, markerFlag);
+    pass.stats.rolloutsChanged.add(r.pk);
+    if (read.totals) {
+      this.aggregator.recompute(r.pk, pass.hasCaptureDir, read.totals);
+      pass.settled.add(r.pk);
+    } else {
+      pass.settled.delete(r.pk);
+      const appended = pass.stats.appended;
+      if (appended) {
+        const prev = appended.get(r.pk);
+        appended.set(r.pk, { from: prev ? Math.min(prev.from, appendedFrom) : appendedFrom, to: st.next_call_index });
       }
-      const fromStart = row.offset === 0;
-      if (fromStart) this.notAppend(pass, r.pk);
-      const appendedFrom = row.next_call_index;
-      const calls: CallAgg[] | undefined = fromStart ? [] : undefined;
-      const stats = pass.stats;
-      stats.filesRead++;
-      let callIndex = row.next_call_index;
-      let unreadable = row.unreadable;
-      const read = readLinesSync(fd, row.offset, st.size, row.next_line, (bytes, offset) => {
-        stats.bytesRead += bytes.length + 1;
-        stats.linesRead++;
-        const outcome = scanExchangeLine(bytes, callIndex);
-        if (outcome.kind === 'blank') return;
-        if (outcome.kind === 'unreadable') unreadable++;
-        else {
-          const values = callValues(r.pk, row.id, offset, bytes.length, outcome.call);
-          this.stmt.insertCall.run(values);
-          calls?.push(aggOf(values));
-        }
-        callIndex++;
-      });
-      const pending = Math.max(0, st.size - read.offset);
-      this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, read.offset, read.nextLine, callIndex, unreadable, pending, row.id);
-      Object.assign(row, { dev: st.dev, ino: st.ino, size: st.size, mtime_ms: st.mtimeMs, offset: read.offset, next_line: read.nextLine, next_call_index: callIndex, unreadable, pending });
-      this.setCaptureState(r, row.id, unreadable, markerFlag);
-      pass.stats.rolloutsChanged.add(r.pk);
-      if (calls) {
-        this.aggregator.recompute(r.pk, pass.hasCaptureDir, calls);
-        pass.settled.add(r.pk);
-      } else {
-        pass.settled.delete(r.pk);
-        const appended = pass.stats.appended;
-        if (appended) {
-          const prev = appended.get(r.pk);
-          appended.set(r.pk, { from: prev ? Math.min(prev.from, appendedFrom) : appendedFrom, to: callIndex });
-        }
-      }
-    } finally {
-      closeSync(fd);
     }
   }
 
@@ -386,7 +396,7 @@ export class Ingestor {
     const st = await fsp.lstat(file).catch(() => null);
     if (!st || !st.isFile()) return;
     const row = this.fileRow(pass.runNo, file, kind, null);
-    const mode = this.resumeFrom(row, st);
+    const mode = resumeFrom(row, st);
     if (mode === 'unchanged') return;
     if (mode === 'reread') {
       const pks = this.stmt.rolloutsOfLineFile.all(row.id) as { pk: number }[];
@@ -411,14 +421,16 @@ export class Ingestor {
     try {
       const size = fstatSync(fd).size;
       const stats = pass.stats;
+      const pool = await this.poolFor(pass, size - offset >= (this.options.minBytes ?? DEFAULT_MIN_BYTES));
+      if (pool) ({ offset, nextLine } = await this.ingestRolloutsParallel(pass, pool, { file, kind, id: row.id, offset, nextLine, size }));
       let slice = ROLLOUTS_SLICE_BYTES;
-      while (offset < size) {
-        const lines: RolloutLine[] = [];
+      while (offset < size && !pool) {
+        const lines: StoredRolloutLine[] = [];
         const read = readLinesSync(fd, offset, Math.min(size, offset + slice), nextLine, (bytes, lineOffset, lineNo) => {
           stats.bytesRead += bytes.length + 1;
           stats.linesRead++;
           const parsed = readRolloutLine(bytes, lineNo, lineOffset, pass.hasCaptureDir);
-          if (parsed) lines.push(parsed);
+          if (parsed) lines.push(storedRolloutLine(parsed, pass.hasCaptureDir));
         });
         if (read.offset === offset) {
           if (offset + slice >= size) break; // only an unterminated last line is left
@@ -437,7 +449,57 @@ export class Ingestor {
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, offset, nextLine, 0, 0, Math.max(0, st.size - offset), row.id);
   }
 
-  private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: RolloutLine[]): void {
+  /** The rest of a rollouts file, its slices parsed by workers and stored in file order; where it stopped. */
+  private async ingestRolloutsParallel(
+    pass: Pass, pool: IngestPool, f: { file: string; kind: 'rollouts' | 'failures'; id: number; offset: number; nextLine: number; size: number },
+  ): Promise<{ offset: number; nextLine: number }> {
+    const sliceBytes = this.options.sliceBytes ?? DEFAULT_SLICE_BYTES;
+    const starts: number[] = [];
+    for (let at = f.offset; at < f.size; at += sliceBytes) starts.push(at);
+    const countCalls = pass.hasCaptureDir;
+    const slice = (from: number) => ({ file: f.file, from, to: Math.min(f.size, from + sliceBytes), size: f.size, atLineStart: from === f.offset, countCalls });
+    const jobs = new OrderedJobs(pool, starts, (from) => ({ kind: 'rollouts', ...slice(from) }));
+    let { offset, nextLine } = f;
+    for await (const group of jobs.groups(BATCH_MS)) {
+      this.db.transaction(() => {
+        for (const { job, result } of group) {
+          const s = slice(job);
+          // A slice whose worker failed is read here.
+          const read = result?.kind === 'rollouts' ? result.slice : readRolloutsSlice(s.file, s.from, s.to, s.size, s.atLineStart, s.countCalls);
+          for (const l of read.lines) l.lineNo += nextLine;
+          pass.stats.bytesRead += read.bytes;
+          pass.stats.linesRead += read.count;
+          this.storeRolloutLines(pass, f.id, f.kind, read.lines);
+          nextLine += read.count;
+          if (read.end >= 0) offset = read.end;
+        }
+      })();
+    }
+    return { offset, nextLine };
+  }
+
+  /** Inserts calls given as flat `insertCall` parameters (capture-read.ts), with their rollout and file. */
+  private insertCalls(pk: number, fileId: number, calls: unknown[]): void {
+    const values = this.callRow;
+    for (let i = 0; i < calls.length; i += CALL_WIDTH) {
+      for (let j = 0; j < CALL_WIDTH; j++) values[j] = calls[i + j];
+      values[0] = pk;
+      values[3] = fileId;
+      this.stmt.insertCall.run(values);
+    }
+  }
+
+  private insertPackedCalls(pk: number, fileId: number, calls: PackedCalls, from: number, count: number): void {
+    const values = this.callRow;
+    for (let c = from; c < from + count; c++) {
+      unpackCall(calls, c, values);
+      values[0] = pk;
+      values[3] = fileId;
+      this.stmt.insertCall.run(values);
+    }
+  }
+
+  private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: StoredRolloutLine[]): void {
     const { runNo, hasCaptureDir } = pass;
     for (const l of lines) {
       let key = l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
@@ -449,19 +511,23 @@ export class Ingestor {
       const pk = existing ? existing.pk : Number(this.stmt.insertLineRollout.run(runNo, key).lastInsertRowid);
       this.stmt.upsertLine.run(
         l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
-        l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search,
-        l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? JSON.stringify(l.attachment.gaps) : null,
+        l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
+        l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
         hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
       );
       if (!hasCaptureDir && l.attachment) {
         this.stmt.deleteCallsOfRollout.run(pk);
-        for (const call of l.attachment.records) {
-          this.stmt.insertCall.run(callValues(pk, fileId, l.offset, l.length, { record: call, request: null, response: null }));
-        }
+        this.insertCalls(pk, fileId, l.attachment.callValues);
       }
       this.touch(pass, pk);
     }
   }
+}
+
+function sameState(a: FileState | undefined, b: FileState | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtime_ms === b.mtime_ms && a.offset === b.offset &&
+    a.next_line === b.next_line && a.next_call_index === b.next_call_index && a.unreadable === b.unreadable && a.pending === b.pending;
 }
 
 function isPresent(file: string): boolean {
@@ -471,47 +537,4 @@ function isPresent(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-function num(v: unknown): number | null {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  if (v !== null && typeof v === 'object' && 'value' in (v as object)) return Number((v as { value: number }).value);
-  return null;
-}
-
-function str(v: unknown): string | null {
-  return typeof v === 'string' ? v : null;
-}
-
-/** The `insertCall` parameters of one call (request/response offsets relative to the line's start). */
-export function callValues(
-  pk: number,
-  fileId: number,
-  lineOffset: number,
-  lineLength: number,
-  call: { record: Record<string, unknown>; request: { start: number; end: number } | null; response: { start: number; end: number } | null },
-): unknown[] {
-  const r = call.record;
-  const ref = r.model_ref as { name?: unknown } | null;
-  const toolCalls = Array.isArray(r.tool_calls) ? r.tool_calls.length : 0;
-  return [
-    pk, num(r.call_index), str(r.model_call_id), fileId, lineOffset, lineLength,
-    call.request ? call.request.start : null, call.request ? call.request.end - call.request.start : null,
-    call.response ? call.response.start : null, call.response ? call.response.end - call.response.start : null,
-    ref && typeof ref.name === 'string' ? ref.name : null, str(r.model), str(r.dialect), num(r.status_code), str(r.response_status),
-    str(r.finish_reason), str(r.error_category), num(r.started_at), num(r.completed_at), num(r.tokens_in), num(r.tokens_out),
-    num(r.tokens_reasoning), num(r.tokens_total), num(r.cached_tokens), num(r.cache_creation_tokens),
-    r.cache_hit === null || r.cache_hit === undefined ? null : r.cache_hit ? 1 : 0, num(r.latency_total_ms), num(r.latency_ttft_ms), toolCalls,
-  ];
-}
-
-/** The aggregate inputs of a call, from its `callValues`. */
-function aggOf(v: unknown[]): CallAgg {
-  return {
-    model_server: v[10] as string | null, dialect: v[12] as string | null, error_category: v[16] as string | null,
-    started_at: v[17] as number | null, completed_at: v[18] as number | null, tokens_in: v[19] as number | null,
-    tokens_out: v[20] as number | null, tokens_reasoning: v[21] as number | null, tokens_total: v[22] as number | null,
-    cached_tokens: v[23] as number | null, latency_ms: v[26] as number | null, ttft_ms: v[27] as number | null,
-  };
 }

@@ -13,20 +13,24 @@ export interface LinesRead {
   nextLine: number;
 }
 
-/** Calls `onLine(bytes, offset, lineNumber)` for every terminated line of `fd` in [start, end). */
+/**
+ * Calls `onLine(bytes, offset, lineNumber)` for every terminated line of `fd` in [start, end) that starts
+ * before `stopAt` (`start` must be where a line starts).
+ */
 export function readLinesSync(
   fd: number,
   start: number,
   end: number,
   startLine: number,
   onLine: (bytes: Buffer, offset: number, lineNumber: number) => void,
+  stopAt = Infinity,
 ): LinesRead {
   let buf = shared ?? (shared = Buffer.allocUnsafe(CHUNK_BYTES));
   let base = start; // file offset of buf[0]
   let filled = 0;
   let lineStart = 0;
   let lineNumber = startLine;
-  while (base + filled < end) {
+  while (base + filled < end && base + lineStart < stopAt) {
     if (filled === buf.length) {
       if (lineStart > 0) {
         buf.copy(buf, 0, lineStart, filled);
@@ -44,7 +48,7 @@ export function readLinesSync(
     const from = filled;
     filled += n;
     let nl = buf.indexOf(10, Math.max(from, lineStart));
-    while (nl >= 0 && nl < filled) {
+    while (nl >= 0 && nl < filled && base + lineStart < stopAt) {
       onLine(buf.subarray(lineStart, nl), base + lineStart, lineNumber++);
       lineStart = nl + 1;
       nl = buf.indexOf(10, lineStart);

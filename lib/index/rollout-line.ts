@@ -2,7 +2,7 @@
 // values: the request params, the final response (only its usage and ids) and the trajectory are skipped.
 import { rolloutIdOfLine } from '../capture/ids';
 import { countArrayObjects, isJsonObject, numericValue, parsePython, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
-import { stripAscii } from '../capture/store';
+import { stripAscii } from '../capture/bytes';
 
 const SHALLOW = {
   responses_create_params: [],

@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { isJsonObject, scanExchangeFast, scanStrict, type ValueSpan } from '../capture/json';
 import { deriveRecord, type ModelCallRecord } from '../capture/record';
-import { stripAscii } from '../capture/store';
+import { stripAscii } from '../capture/bytes';
 
 const SHALLOW = { request: ['model'] } as const;
 

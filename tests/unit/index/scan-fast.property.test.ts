@@ -11,7 +11,7 @@ import { RECORD_FIELDS } from '../../../lib/capture/record';
 import { scanExchangeFast } from '../../../lib/capture/json';
 import { stripAscii } from '../../../lib/capture/store';
 import { generateDemo } from '../../../lib/demo/generate';
-import { callValues } from '../../../lib/index/ingest';
+import { callValues } from '../../../lib/index/capture-read';
 import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../lib/index/scan';
 
 /** What the index keeps of an outcome: the row `ingest` inserts, or the kind (and message) otherwise. */

@@ -1,0 +1,202 @@
+// Reading one capture file for ingest, with no index access: from the file's stored state (identity, size,
+// offset) to what is new in it, as plain values: each call's `insertCall` parameters and, when the file was
+// read from its start, the rollout's call totals. Pure apart from the file reads, so that an ingest worker
+// (ingest-worker.ts) and the single-thread ingest run the same code and write the same rows.
+import { closeSync, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
+import { callTotals, type CallAgg, type CallTotals } from './call-totals';
+import { readLinesSync } from './line-reader';
+import { scanExchangeLine } from './scan';
+
+/** What ingest stored about a file the last time it read it (a file it has never read: `NEW_FILE`). */
+export interface FileState {
+  dev: number;
+  ino: number;
+  size: number;
+  mtime_ms: number;
+  offset: number;
+  next_line: number;
+  next_call_index: number;
+  unreadable: number;
+  pending: number;
+}
+
+export const NEW_FILE: FileState = { dev: 0, ino: 0, size: 0, mtime_ms: 0, offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 };
+
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Where to resume: the stored offset, or 0 when the file was replaced or truncated. */
+export function resumeFrom(row: FileState, st: FileIdentity): 'unchanged' | 'append' | 'reread' {
+  if (row.dev === st.dev && row.ino === st.ino && row.size === st.size && row.mtime_ms === st.mtimeMs) return 'unchanged';
+  if (row.ino !== 0 && (row.dev !== st.dev || row.ino !== st.ino || st.size < row.offset + row.pending)) return 'reread';
+  return 'append';
+}
+
+/** Values per call in `CaptureRead.calls`: the `insertCall` parameters, rollout pk and file id left 0. */
+export const CALL_WIDTH = 29;
+
+export type CaptureRead =
+  /** Gone, or not a regular file: nothing is recorded. */
+  | { kind: 'absent' }
+  /** Same identity, size and mtime as stored. */
+  | { kind: 'unchanged' }
+  /** Present but could not be opened. */
+  | { kind: 'unopenable' }
+  | {
+      kind: 'read';
+      st: FileIdentity;
+      /** Replaced or truncated: the calls stored for it are dropped first. */
+      reread: boolean;
+      /** Read from offset 0 (first read or reread): `totals` are the rollout's, not an append's. */
+      fromStart: boolean;
+      /** The state after the read (the first call index of the append is the stored next_call_index). */
+      state: FileState;
+      bytes: number;
+      lines: number;
+      /** `CALL_WIDTH` values per call, in call order. */
+      calls: unknown[];
+      totals: CallTotals | null;
+    };
+
+export function readCaptureFile(file: string, stored: FileState): CaptureRead {
+  let st: Stats;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return { kind: 'absent' };
+  }
+  if (!st.isFile()) return { kind: 'absent' };
+  if (resumeFrom(stored, st) === 'unchanged') return { kind: 'unchanged' };
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return { kind: 'unopenable' };
+  }
+  try {
+    st = fstatSync(fd);
+    const reread = resumeFrom(stored, st) === 'reread';
+    const from = reread || stored.offset === 0 ? NEW_FILE : stored;
+    const fromStart = from.offset === 0;
+    let callIndex = from.next_call_index;
+    let unreadable = from.unreadable;
+    let bytes = 0;
+    let lines = 0;
+    const calls: unknown[] = [];
+    const read = readLinesSync(fd, from.offset, st.size, from.next_line, (line, offset) => {
+      bytes += line.length + 1;
+      lines++;
+      const outcome = scanExchangeLine(line, callIndex);
+      if (outcome.kind === 'blank') return;
+      if (outcome.kind === 'unreadable') unreadable++;
+      else calls.push(...callValues(0, 0, offset, line.length, outcome.call));
+      callIndex++;
+    });
+    const state: FileState = {
+      dev: st.dev, ino: st.ino, size: st.size, mtime_ms: st.mtimeMs, offset: read.offset, next_line: read.nextLine,
+      next_call_index: callIndex, unreadable, pending: Math.max(0, st.size - read.offset),
+    };
+    return {
+      kind: 'read', st: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, reread, fromStart, state, bytes, lines, calls,
+      totals: fromStart ? callTotals(aggsOf(calls)) : null,
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function num(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (v !== null && typeof v === 'object' && 'value' in (v as object)) return Number((v as { value: number }).value);
+  return null;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+/** The `insertCall` parameters of one call (request/response offsets relative to the line's start). */
+export function callValues(
+  pk: number,
+  fileId: number,
+  lineOffset: number,
+  lineLength: number,
+  call: { record: Record<string, unknown>; request: { start: number; end: number } | null; response: { start: number; end: number } | null },
+): unknown[] {
+  const r = call.record;
+  const ref = r.model_ref as { name?: unknown } | null;
+  const toolCalls = Array.isArray(r.tool_calls) ? r.tool_calls.length : 0;
+  return [
+    pk, num(r.call_index), str(r.model_call_id), fileId, lineOffset, lineLength,
+    call.request ? call.request.start : null, call.request ? call.request.end - call.request.start : null,
+    call.response ? call.response.start : null, call.response ? call.response.end - call.response.start : null,
+    ref && typeof ref.name === 'string' ? ref.name : null, str(r.model), str(r.dialect), num(r.status_code), str(r.response_status),
+    str(r.finish_reason), str(r.error_category), num(r.started_at), num(r.completed_at), num(r.tokens_in), num(r.tokens_out),
+    num(r.tokens_reasoning), num(r.tokens_total), num(r.cached_tokens), num(r.cache_creation_tokens),
+    r.cache_hit === null || r.cache_hit === undefined ? null : r.cache_hit ? 1 : 0, num(r.latency_total_ms), num(r.latency_ttft_ms), toolCalls,
+  ];
+}
+
+/** The aggregate inputs of each call of a flat `callValues` array. */
+function aggsOf(v: unknown[]): CallAgg[] {
+  const out: CallAgg[] = [];
+  for (let i = 0; i < v.length; i += CALL_WIDTH) {
+    out.push({
+      model_server: v[i + 10] as string | null, dialect: v[i + 12] as string | null, error_category: v[i + 16] as string | null,
+      started_at: v[i + 17] as number | null, completed_at: v[i + 18] as number | null, tokens_in: v[i + 19] as number | null,
+      tokens_out: v[i + 20] as number | null, tokens_reasoning: v[i + 21] as number | null, tokens_total: v[i + 22] as number | null,
+      cached_tokens: v[i + 23] as number | null, latency_ms: v[i + 26] as number | null, ttft_ms: v[i + 27] as number | null,
+    });
+  }
+  return out;
+}
+
+/** Columns of `callValues` that hold strings (or null); the others hold numbers (or null). */
+const STRING_COLUMNS = new Set([2, 10, 11, 12, 14, 15, 16]);
+
+/**
+ * Flat call values packed for a worker's message: numbers in a Float64Array, strings as indexes into a table
+ * of distinct strings, nulls as one bit mask per call. Several times cheaper to clone than the plain array.
+ */
+export interface PackedCalls {
+  numbers: Float64Array;
+  nulls: Uint32Array;
+  strings: string[];
+}
+
+export function packCalls(flat: unknown[]): PackedCalls {
+  const n = flat.length / CALL_WIDTH;
+  const numbers = new Float64Array(flat.length);
+  const nulls = new Uint32Array(n);
+  const strings: string[] = [];
+  const ids = new Map<string, number>();
+  for (let c = 0; c < n; c++) {
+    let mask = 0;
+    for (let j = 0; j < CALL_WIDTH; j++) {
+      const v = flat[c * CALL_WIDTH + j];
+      if (v === null || v === undefined) mask |= 1 << j;
+      else if (STRING_COLUMNS.has(j)) {
+        let id = ids.get(v as string);
+        if (id === undefined) ids.set(v as string, (id = strings.push(v as string) - 1));
+        numbers[c * CALL_WIDTH + j] = id;
+      } else numbers[c * CALL_WIDTH + j] = v as number;
+    }
+    nulls[c] = mask;
+  }
+  return { numbers, nulls, strings };
+}
+
+/** Call `c` of packed values into `into` (CALL_WIDTH long). */
+export function unpackCall(p: PackedCalls, c: number, into: unknown[]): void {
+  const mask = p.nulls[c];
+  const base = c * CALL_WIDTH;
+  for (let j = 0; j < CALL_WIDTH; j++) {
+    if (mask & (1 << j)) into[j] = null;
+    else into[j] = STRING_COLUMNS.has(j) ? p.strings[p.numbers[base + j]] : p.numbers[base + j];
+  }
+}

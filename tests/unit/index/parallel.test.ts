@@ -1,0 +1,177 @@
+// An index built with ingest workers must equal, row for row and column for column, the one a single-thread
+// ingest builds from the same files: on the demo data, and through appends, completed pending lines, damaged
+// lines, truncated and replaced files; and the same again when workers fail or cannot start.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CallscopeIndex } from '../../../lib/index/index';
+import { IngestPool, type IngestOptions } from '../../../lib/index/parallel';
+import { line, makeExchange } from '../../support/exchange';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const TABLES = ['runs', 'files', 'rollouts', 'calls', 'run_stats'];
+let tmp: string;
+let demo: string;
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-parallel-'));
+  demo = path.join(tmp, 'demo');
+  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', demo], { cwd: ROOT, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+const SERIAL: IngestOptions = { workers: 0 };
+// Workers for every pass and tiny rollouts-file slices, so that lines cross slice boundaries.
+const PARALLEL: IngestOptions = { workers: 2, minFiles: 0, minBytes: 0, sliceBytes: 700 };
+
+/** Every row of every table, in primary-key order. */
+function dump(index: CallscopeIndex): Record<string, unknown[][]> {
+  const out: Record<string, unknown[][]> = {};
+  for (const t of TABLES) out[t] = index.db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).raw().all() as unknown[][];
+  return out;
+}
+
+/** Equal dumps; a difference is shown as the table and its first differing rows (parallel, serial). */
+function expectSame(parallel: CallscopeIndex, serial: CallscopeIndex): void {
+  const [a, b] = [dump(parallel), dump(serial)];
+  for (const t of TABLES) {
+    const diff = a[t].map((row, i) => [row, b[t][i]]).filter(([x, y]) => JSON.stringify(x) !== JSON.stringify(y));
+    expect(diff.slice(0, 3), `${t}: ${a[t].length} vs ${b[t].length} rows`).toEqual([]);
+  }
+  expect(a).toEqual(b);
+}
+
+let seq = 0;
+async function build(root: string, options: IngestOptions): Promise<CallscopeIndex> {
+  const index = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`), options);
+  await index.refresh();
+  return index;
+}
+
+/** A run with damaged, blank and pending lines, a capture-only rollout, a marker and a failures file. */
+function edgeRun(root: string): { captures: string; rollouts: string } {
+  const captures = path.join(root, 'edge', 'captures');
+  mkdirSync(captures, { recursive: true });
+  const rollouts = path.join(root, 'edge', 'rollouts.jsonl');
+  const ids = Array.from({ length: 12 }, (_, i) => `0-${i}`);
+  writeFileSync(
+    rollouts,
+    ids.map((id, i) => JSON.stringify({ _ng_task_index: 0, _ng_rollout_index: i, reward: i / 10, task_id: `t${i}`, rollout_id: id, padding: 'x'.repeat(i * 97) }) + '\n').join('') +
+      '{"broken\n\n[1,2]\n' + JSON.stringify({ _ng_task_index: 1, _ng_rollout_index: 0, reward: 1 }) + '\n{"pending": ',
+  );
+  writeFileSync(path.join(root, 'edge', 'failures.jsonl'), JSON.stringify({ _ng_task_index: 2, _ng_rollout_index: 0, _ng_failure_class: 'timeout' }) + '\n');
+  ids.forEach((id, i) => {
+    const calls = Array.from({ length: i % 5 }, (_, k) => line(makeExchange({ model_call_id: `${id}-${k}`, latency_ms: 10 + k * i, response: { usage: { input_tokens: k, output_tokens: i } } })));
+    if (i % 3 === 1) calls.splice(1, 0, '{"model_call_id": broken\n', '\n');
+    writeFileSync(path.join(captures, `${id}.capture.jsonl`), calls.join('') + (i % 4 === 2 ? '{"model_call_id": "pend' : ''));
+  });
+  writeFileSync(path.join(captures, 'extra-1.capture.jsonl'), line(makeExchange({ model_call_id: 'extra' })));
+  writeFileSync(path.join(captures, '0-3.capture.incomplete'), '');
+  return { captures, rollouts };
+}
+
+async function expectSameIndexes(root: string, change?: (serial: CallscopeIndex, parallel: CallscopeIndex) => Promise<void>): Promise<void> {
+  const serial = await build(root, SERIAL);
+  const parallel = await build(root, PARALLEL);
+  try {
+    expectSame(parallel, serial);
+    if (change) await change(serial, parallel);
+  } finally {
+    serial.close();
+    parallel.close();
+  }
+}
+
+// Two to four index builds per test, with worker start-ups, on a loaded 2-core machine.
+describe('parallel ingest', { timeout: 180_000 }, () => {
+  it('builds the single-thread index of the demo data and of damaged, pending and partial files', async () => {
+    const root = path.join(tmp, 'edge-1');
+    cpSync(demo, root, { recursive: true });
+    const { captures, rollouts } = edgeRun(root);
+    const start = vi.spyOn(IngestPool, 'start');
+    await expectSameIndexes(root, async (serial, parallel) => {
+      expect(start).toHaveBeenCalled();
+      expect(dump(serial).calls.length).toBeGreaterThan(100);
+      // Appends (a pending line completed, new calls), a truncated file, a replaced file, a longer rollouts file.
+      appendFileSync(path.join(captures, '0-2.capture.jsonl'), 'ing"}\n' + line(makeExchange({ model_call_id: 'late' })));
+      appendFileSync(path.join(captures, '0-4.capture.jsonl'), line(makeExchange({ model_call_id: 'later', latency_ms: 3 })));
+      truncateSync(path.join(captures, '0-3.capture.jsonl'), 40);
+      rmSync(path.join(captures, '0-1.capture.jsonl'));
+      writeFileSync(path.join(captures, '0-1.capture.jsonl'), line(makeExchange({ model_call_id: 'replaced' })));
+      appendFileSync(rollouts, '"x"}\n' + JSON.stringify({ _ng_task_index: 3, _ng_rollout_index: 0, reward: 0.5 }) + '\n');
+      for (const index of [serial, parallel]) await index.refresh();
+      expectSame(parallel, serial);
+    });
+  });
+
+  it('can tell two indexes apart', async () => {
+    const root = path.join(tmp, 'edge-2');
+    edgeRun(root);
+    const serial = await build(root, SERIAL);
+    const parallel = await build(root, PARALLEL);
+    try {
+      expect(parallel.db.prepare("UPDATE calls SET latency_ms = latency_ms + 1e-9 WHERE model_call_id = '0-4-3'").run().changes).toBe(1);
+      expect(dump(parallel)).not.toEqual(dump(serial));
+    } finally {
+      serial.close();
+      parallel.close();
+    }
+  });
+
+  it('falls back to in-thread reads when workers fail or cannot start', async () => {
+    const root = path.join(tmp, 'edge-3');
+    cpSync(demo, root, { recursive: true });
+    edgeRun(root);
+    vi.spyOn(IngestPool.prototype, 'run').mockImplementation(() => Promise.reject(new Error('worker gone')));
+    await expectSameIndexes(root);
+    vi.restoreAllMocks();
+    vi.spyOn(IngestPool, 'start').mockResolvedValue(null);
+    await expectSameIndexes(root);
+  });
+
+  it('a capture file the live path stored while its worker read it is read again, not overwritten with the older read', async () => {
+    const root = path.join(tmp, 'edge-5');
+    cpSync(demo, root, { recursive: true });
+    const parallel = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`), PARALLEL);
+    const run = IngestPool.prototype.run;
+    let raced: string | null = null;
+    let first: unknown = null;
+    // The first capture job sent (its first file is the first the pass stores, so that file ids match).
+    vi.spyOn(IngestPool.prototype, 'run').mockImplementation(async function (this: IngestPool, job) {
+      if (!first && job.kind === 'capture' && job.files.length) first = job;
+      const result = await run.call(this, job);
+      if (job === first && job.kind === 'capture') {
+        raced = job.files[0].file;
+        appendFileSync(raced, line(makeExchange({ model_call_id: 'raced' })));
+        await parallel.refreshPaths(new Set([raced]));
+      }
+      return result;
+    });
+    try {
+      await parallel.refresh();
+      vi.restoreAllMocks();
+      expect(parallel.listRuns().map((r) => r.progress.error)).toEqual(parallel.listRuns().map(() => null));
+      expect(raced).not.toBeNull();
+      const serial = await build(root, SERIAL);
+      expectSame(parallel, serial);
+      serial.close();
+    } finally {
+      parallel.close();
+    }
+  });
+
+  it('small passes start no worker', async () => {
+    const root = path.join(tmp, 'edge-4');
+    edgeRun(root);
+    const start = vi.spyOn(IngestPool, 'start');
+    const index = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`));
+    await index.refresh();
+    index.close();
+    expect(start).not.toHaveBeenCalled();
+    expect(readdirSync(path.join(root, 'edge', 'captures')).length).toBeGreaterThan(10);
+  });
+});
