@@ -649,7 +649,7 @@ async function childBreakdown(p: ChildParams) {
   const { CallscopeIndex } = await import('../lib/index/index');
   const cpu0 = process.cpuUsage();
   const t0 = now();
-  const index = await CallscopeIndex.open([{ path: p.sample! }], p.indexDir!);
+  const index = await CallscopeIndex.open([{ path: p.sample! }], p.indexDir!, { workers: 0 }); // shares of one thread
   await index.refresh();
   const wall = now() - t0;
   const cpu = process.cpuUsage(cpu0);
