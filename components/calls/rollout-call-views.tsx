@@ -3,6 +3,7 @@
 import dynamic from 'next/dynamic';
 import { startTransition, useEffect, useState } from 'react';
 import { Card } from '@/components/ui/card';
+import { formatCount } from '@/lib/view/format';
 import type { CallColumns } from '@/lib/view/series';
 import { rolloutApiHref } from './call-href';
 import { CallsTable } from './calls-table';
@@ -72,7 +73,7 @@ export function RolloutCallViews({ run, rollout, n, version }: { run: string; ro
   const wait = (height: number, text: string) => (error ? <p className="text-sm text-bad">The calls could not be loaded: {error}</p> : <Placeholder height={height} text={text} />);
   return (
     <>
-      <Card title={`Timeline (${n.toLocaleString('en-US')} call${n === 1 ? '' : 's'})`}>{columns && stage >= 1 ? <TimelineChart run={run} rollout={rollout} columns={columns} /> : wait(240, 'Loading the calls…')}</Card>
+      <Card title={`Timeline (${formatCount(n)} call${n === 1 ? '' : 's'})`}>{columns && stage >= 1 ? <TimelineChart run={run} rollout={rollout} columns={columns} /> : wait(240, 'Loading the calls…')}</Card>
       <Card title="Per call">{columns && stage >= 2 ? <RolloutCharts run={run} rollout={rollout} columns={columns} shown={stage - 1} /> : wait(480, 'Loading the charts…')}</Card>
       <Card title="Calls">{columns && stage >= 5 ? <CallsTable run={run} rollout={rollout} columns={columns} /> : wait(300, 'Loading the calls…')}</Card>
     </>

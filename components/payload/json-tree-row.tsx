@@ -1,6 +1,7 @@
 'use client';
 
 import { ChevronDown, ChevronRight } from 'lucide-react';
+import { memo } from 'react';
 import { CopyButton } from '@/components/calls/copy-button';
 import { linkTo } from '@/components/calls/copy-text';
 import { cx } from '@/components/ui/cn';
@@ -45,8 +46,11 @@ function Value({ row, expanded, actions }: { row: TreeRow; expanded: boolean; ac
   );
 }
 
-/** One node of the payload tree: toggle, key, value, and copy-link / copy-value actions on hover. */
-export function JsonTreeRow({ row, expanded, highlighted, actions }: { row: TreeRow; expanded: boolean; highlighted: boolean; actions: RowActions }) {
+/**
+ * One node of the payload tree: toggle, key, value, and copy-link / copy-value actions on hover. Memoized:
+ * the tree re-renders on every scroll step and measurement, and only rows whose props changed need work.
+ */
+export const JsonTreeRow = memo(function JsonTreeRow({ row, expanded, highlighted, actions }: { row: TreeRow; expanded: boolean; highlighted: boolean; actions: RowActions }) {
   const container = row.type === 'object' || row.type === 'array';
   return (
     <div
@@ -69,4 +73,4 @@ export function JsonTreeRow({ row, expanded, highlighted, actions }: { row: Tree
       </span>
     </div>
   );
-}
+});
