@@ -55,6 +55,28 @@ export function formatBytes(n: number | null | undefined): string {
   return `${(n / 1024 ** 3).toFixed(2)} GB`;
 }
 
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+const CLOCK_TOKENS = /yyyy|MM|dd|HH|mm|ss|SSS/g;
+
+/**
+ * A date as `pattern` with the tokens yyyy MM dd HH mm ss SSS (date-fns' meaning), in the viewer's time zone
+ * or in UTC; any other character is copied. Replaces date-fns' format in the browser, whose locale tables
+ * were evaluated in the task that hydrates every page.
+ */
+export function formatClock(date: Date, pattern: string, zone: 'local' | 'utc' = 'local'): string {
+  const utc = zone === 'utc';
+  const parts: Record<string, string> = {
+    yyyy: pad(utc ? date.getUTCFullYear() : date.getFullYear(), 4),
+    MM: pad((utc ? date.getUTCMonth() : date.getMonth()) + 1),
+    dd: pad(utc ? date.getUTCDate() : date.getDate()),
+    HH: pad(utc ? date.getUTCHours() : date.getHours()),
+    mm: pad(utc ? date.getUTCMinutes() : date.getMinutes()),
+    ss: pad(utc ? date.getUTCSeconds() : date.getSeconds()),
+    SSS: pad(utc ? date.getUTCMilliseconds() : date.getMilliseconds(), 3),
+  };
+  return pattern.replace(CLOCK_TOKENS, (t) => parts[t]);
+}
+
 /** Unix seconds as an ISO string in UTC (for titles), and the viewer's local time is rendered client-side. */
 export function utcIso(seconds: number | null | undefined): string {
   return seconds === null || seconds === undefined ? DASH : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
