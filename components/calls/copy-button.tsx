@@ -1,14 +1,14 @@
 'use client';
 
-import { Check, Copy, Link2 } from 'lucide-react';
 import { useState } from 'react';
 import { cn, cx } from '@/components/ui/cn';
+import { CheckIcon, CopyIcon, LinkIcon } from '@/components/ui/row-icons';
 import { copyText } from './copy-text';
 
 /** A small button that copies what `text()` returns and confirms it for a moment. */
 export function CopyButton({ text, label, kind = 'value', className, showLabel = false }: { text: () => string; label: string; kind?: 'value' | 'link'; className?: string; showLabel?: boolean }) {
   const [done, setDone] = useState(false);
-  const Icon = done ? Check : kind === 'link' ? Link2 : Copy;
+  const Icon = done ? CheckIcon : kind === 'link' ? LinkIcon : CopyIcon;
   return (
     <button
       type="button"

@@ -1,10 +1,10 @@
 'use client';
 
-import { ChevronDown, ChevronRight } from 'lucide-react';
 import { memo } from 'react';
 import { CopyButton } from '@/components/calls/copy-button';
 import { linkTo } from '@/components/calls/copy-text';
 import { cx } from '@/components/ui/cn';
+import { ChevronDownIcon, ChevronRightIcon } from '@/components/ui/row-icons';
 import { formatBytes } from '@/lib/view/format';
 import { hashFromPointer } from '@/lib/view/json-pointer';
 import type { TreeRow } from '@/lib/view/json-tree';
@@ -60,7 +60,7 @@ export const JsonTreeRow = memo(function JsonTreeRow({ row, expanded, highlighte
     >
       {container && row.size > 0 ? (
         <button type="button" aria-expanded={row.open} aria-label={`${row.open ? 'Collapse' : 'Expand'} ${row.pointer || 'root'}`} onClick={() => actions.toggle(row.pointer)} className="mt-0.5 shrink-0 text-muted hover:text-fg">
-          {row.open ? <ChevronDown size={14} /> : <ChevronRight size={14} />}
+          {row.open ? <ChevronDownIcon size={14} /> : <ChevronRightIcon size={14} />}
         </button>
       ) : (
         <span className="w-3.5 shrink-0" />

@@ -61,7 +61,7 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
     getItemKey: useCallback((i: number) => rows[i].pointer, [rows]),
     estimateSize: useCallback((i: number) => estimateRowHeight(rows[i], width.current), [rows]),
     measureElement: observedSize,
-    overscan: 6,
+    overscan: 4,
   });
   width.current = virtual.scrollRect?.width || DEFAULT_WIDTH_PX;
 
