@@ -49,8 +49,9 @@ function Value({ row, expanded, actions }: { row: TreeRow; expanded: boolean; ac
 /**
  * One node of the payload tree: toggle, key, value, and copy-link / copy-value actions on hover. Memoized:
  * the tree re-renders on every scroll step and measurement, and only rows whose props changed need work.
+ * Without `copyable` the (invisible until hover or focus) copy buttons are not mounted yet, only their room.
  */
-export const JsonTreeRow = memo(function JsonTreeRow({ row, expanded, highlighted, actions }: { row: TreeRow; expanded: boolean; highlighted: boolean; actions: RowActions }) {
+export const JsonTreeRow = memo(function JsonTreeRow({ row, expanded, highlighted, copyable, actions }: { row: TreeRow; expanded: boolean; highlighted: boolean; copyable: boolean; actions: RowActions }) {
   const container = row.type === 'object' || row.type === 'array';
   return (
     <div
@@ -67,9 +68,14 @@ export const JsonTreeRow = memo(function JsonTreeRow({ row, expanded, highlighte
       )}
       {row.key !== null ? <span className={cx('shrink-0', typeof row.key === 'number' ? 'text-muted' : 'text-fg')}>{row.key}:</span> : null}
       <Value row={row} expanded={expanded} actions={actions} />
-      <span className="ml-auto flex shrink-0 gap-0.5 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100">
-        <CopyButton kind="link" label={`Copy link to ${row.pointer || 'the root'}`} text={() => linkTo(hashFromPointer(row.pointer))} />
-        <CopyButton label="Copy value" text={() => actions.copyValue(row.pointer)} />
+      {/* min-w: the two buttons' width (20 px each and the gap), so the value wraps the same before they mount. */}
+      <span className="ml-auto flex min-w-[42px] shrink-0 gap-0.5 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100">
+        {copyable ? (
+          <>
+            <CopyButton kind="link" label={`Copy link to ${row.pointer || 'the root'}`} text={() => linkTo(hashFromPointer(row.pointer))} />
+            <CopyButton label="Copy value" text={() => actions.copyValue(row.pointer)} />
+          </>
+        ) : null}
       </span>
     </div>
   );

@@ -44,6 +44,17 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
   const [focus, setFocus] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [match, setMatch] = useState(0);
+  // The rows' copy buttons (hidden until hover or focus) mount in the task after the first paint, which then
+  // shows the payload sooner: they were half of the DOM that first render built.
+  const [copyable, setCopyable] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setCopyable(true), 0)));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, []);
   const pendingScroll = useRef<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const options: TreeOptions = { basePointer, defaultDepth: depth };
@@ -124,7 +135,7 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
               const row = rows[v.index];
               return (
                 <div key={row.pointer} data-index={v.index} ref={virtual.measureElement} role="treeitem" aria-level={row.depth + 1} aria-expanded={row.type === 'object' || row.type === 'array' ? row.open : undefined}>
-                  <JsonTreeRow row={row} expanded={strings.has(row.pointer)} highlighted={row.pointer === focus} actions={actions} />
+                  <JsonTreeRow row={row} expanded={strings.has(row.pointer)} highlighted={row.pointer === focus} copyable={copyable} actions={actions} />
                 </div>
               );
             })}
