@@ -48,8 +48,8 @@ export function CallHeader({ run, rollout, call: c, position, total, prevHref, n
         <span className="text-sm text-muted">{position + 1} of {total} in the rollout</span>
         <div className="ml-auto flex items-center gap-2">
           <CopyPageLink label="Copy link" />
-          {prevHref ? <Link href={prevHref} className={nav} aria-label="Previous call"><ChevronLeft size={14} /> prev</Link> : null}
-          {nextHref ? <Link href={nextHref} className={nav} aria-label="Next call">next <ChevronRight size={14} /></Link> : null}
+          {prevHref ? <Link href={prevHref} prefetch={false} className={nav} aria-label="Previous call"><ChevronLeft size={14} /> prev</Link> : null}
+          {nextHref ? <Link href={nextHref} prefetch={false} className={nav} aria-label="Next call">next <ChevronRight size={14} /></Link> : null}
         </div>
       </div>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm sm:grid-cols-4 lg:grid-cols-6">

@@ -28,6 +28,13 @@ export function CallView({ apiHref, stored, prevHref, nextHref, compare }: CallV
   const [tab, setTab] = useQueryState('tab', parseAsStringLiteral(CALL_TABS).withDefault('conversation'));
   const pointer = useHashPointer();
   const record = useFetched(apiHref, parseRecord);
+  const shown = record.status === 'ready';
+  // The neighbouring calls (j/k) are prefetched once this call's payloads are shown: prefetched by their
+  // links at hydration, their server renders went first and the payload request waited behind them.
+  useEffect(() => {
+    if (!shown) return;
+    for (const href of [prevHref, nextHref]) if (href) router.prefetch(href);
+  }, [shown, router, prevHref, nextHref]);
   useEffect(() => {
     if (pointer) void setTab(pointer === '/request' || pointer.startsWith('/request/') || pointer.startsWith('/request_raw') ? 'request' : 'response');
   }, [pointer, setTab]);

@@ -2,6 +2,7 @@
 
 import { useMemo, useState } from 'react';
 import { normalizeConversation } from '@/lib/view/conversation';
+import { formatCount } from '@/lib/view/format';
 import { MessageCard } from './message-card';
 import type { CallRecord } from './use-fetched';
 
@@ -48,7 +49,7 @@ export function ConversationView({ record }: { record: CallRecord }) {
         <div key={`${m.pointer}-${k}`}>
           {hidden > 0 && k === n - TAIL ? (
             <button type="button" onClick={() => setHead(head + BATCH)} className="mb-3 w-full rounded-md border border-dashed border-line py-2 text-sm text-accent hover:bg-panel">
-              {hidden.toLocaleString('en-US')} messages hidden · show {Math.min(BATCH, hidden)} more
+              {formatCount(hidden)} messages hidden · show {Math.min(BATCH, hidden)} more
             </button>
           ) : null}
           {k === firstResponse ? <p className="my-3 border-t border-dashed border-line pt-2 text-xs font-medium text-muted">the model&apos;s response</p> : null}

@@ -1,14 +1,14 @@
 'use client';
 
-import { Check, Copy, Link2 } from 'lucide-react';
 import { useState } from 'react';
-import { cn } from '@/components/ui/cn';
+import { cn, cx } from '@/components/ui/cn';
+import { CheckIcon, CopyIcon, LinkIcon } from '@/components/ui/row-icons';
 import { copyText } from './copy-text';
 
 /** A small button that copies what `text()` returns and confirms it for a moment. */
 export function CopyButton({ text, label, kind = 'value', className, showLabel = false }: { text: () => string; label: string; kind?: 'value' | 'link'; className?: string; showLabel?: boolean }) {
   const [done, setDone] = useState(false);
-  const Icon = done ? Check : kind === 'link' ? Link2 : Copy;
+  const Icon = done ? CheckIcon : kind === 'link' ? LinkIcon : CopyIcon;
   return (
     <button
       type="button"
@@ -21,7 +21,8 @@ export function CopyButton({ text, label, kind = 'value', className, showLabel =
           setTimeout(() => setDone(false), 1200);
         }
       }}
-      className={cn('inline-flex items-center gap-1 rounded px-1 py-0.5 text-muted hover:bg-line hover:text-fg', done && 'text-good', className)}
+      // tailwind-merge only for a caller's overrides: trees render two of these per row.
+      className={(className ? cn : cx)('inline-flex items-center gap-1 rounded px-1 py-0.5 hover:bg-line hover:text-fg', done ? 'text-good' : 'text-muted', className)}
     >
       <Icon size={12} />
       {showLabel ? <span className="text-xs">{done ? 'copied' : label}</span> : null}

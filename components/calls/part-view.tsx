@@ -3,7 +3,7 @@ import { Badge } from '@/components/ui/badge';
 import { JsonLite } from '@/components/payload/json-lite';
 import { LongText } from '@/components/payload/long-text';
 import type { Part } from '@/lib/view/conversation';
-import { formatBytes } from '@/lib/view/format';
+import { formatBytes, formatCount } from '@/lib/view/format';
 
 function Box({ children, tone = 'border-line' }: { children: React.ReactNode; tone?: string }) {
   return <div className={`space-y-1 rounded-md border ${tone} bg-panel/60 px-3 py-2`}>{children}</div>;
@@ -27,7 +27,7 @@ export function PartView({ part }: { part: Part }) {
       ) : (
         <details open={part.text.length < 1500} className="rounded-md border-l-2 border-muted/40 pl-3">
           <summary className="flex cursor-pointer items-center gap-1.5 text-xs text-muted">
-            <Brain size={13} /> reasoning ({part.text.length.toLocaleString('en-US')} chars)
+            <Brain size={13} /> reasoning ({formatCount(part.text.length)} chars)
           </summary>
           <LongText text={part.text} className="mt-1 text-muted italic" />
         </details>

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Card } from '@/components/ui/card';
 import { cx } from '@/components/ui/cn';
 import { cellText, changeText, type Cell, type CompareTable } from '@/lib/view/compare';
+import { formatCount } from '@/lib/view/format';
 import { TableCsvButton } from './table-csv-button';
 
 function CellView({ cell }: { cell: Cell }) {
@@ -54,7 +55,7 @@ export function CompareTableView({ table, runs, limit, actions, empty = 'Nothing
           </table>
           {rows.length < table.rows.length ? (
             <p className="border-t border-line px-3 py-2 text-xs text-muted">
-              Showing {rows.length} of {table.rows.length.toLocaleString('en-US')} rows; the CSV has all of them.
+              Showing {rows.length} of {formatCount(table.rows.length)} rows; the CSV has all of them.
             </p>
           ) : null}
         </div>

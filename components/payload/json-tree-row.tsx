@@ -1,9 +1,10 @@
 'use client';
 
-import { ChevronDown, ChevronRight } from 'lucide-react';
+import { memo } from 'react';
 import { CopyButton } from '@/components/calls/copy-button';
 import { linkTo } from '@/components/calls/copy-text';
 import { cx } from '@/components/ui/cn';
+import { ChevronDownIcon, ChevronRightIcon } from '@/components/ui/row-icons';
 import { formatBytes } from '@/lib/view/format';
 import { hashFromPointer } from '@/lib/view/json-pointer';
 import type { TreeRow } from '@/lib/view/json-tree';
@@ -45,8 +46,12 @@ function Value({ row, expanded, actions }: { row: TreeRow; expanded: boolean; ac
   );
 }
 
-/** One node of the payload tree: toggle, key, value, and copy-link / copy-value actions on hover. */
-export function JsonTreeRow({ row, expanded, highlighted, actions }: { row: TreeRow; expanded: boolean; highlighted: boolean; actions: RowActions }) {
+/**
+ * One node of the payload tree: toggle, key, value, and copy-link / copy-value actions on hover. Memoized:
+ * the tree re-renders on every scroll step and measurement, and only rows whose props changed need work.
+ * Without `copyable` the (invisible until hover or focus) copy buttons are not mounted yet, only their room.
+ */
+export const JsonTreeRow = memo(function JsonTreeRow({ row, expanded, highlighted, copyable, actions }: { row: TreeRow; expanded: boolean; highlighted: boolean; copyable: boolean; actions: RowActions }) {
   const container = row.type === 'object' || row.type === 'array';
   return (
     <div
@@ -56,17 +61,22 @@ export function JsonTreeRow({ row, expanded, highlighted, actions }: { row: Tree
     >
       {container && row.size > 0 ? (
         <button type="button" aria-expanded={row.open} aria-label={`${row.open ? 'Collapse' : 'Expand'} ${row.pointer || 'root'}`} onClick={() => actions.toggle(row.pointer)} className="mt-0.5 shrink-0 text-muted hover:text-fg">
-          {row.open ? <ChevronDown size={14} /> : <ChevronRight size={14} />}
+          {row.open ? <ChevronDownIcon size={14} /> : <ChevronRightIcon size={14} />}
         </button>
       ) : (
         <span className="w-3.5 shrink-0" />
       )}
       {row.key !== null ? <span className={cx('shrink-0', typeof row.key === 'number' ? 'text-muted' : 'text-fg')}>{row.key}:</span> : null}
       <Value row={row} expanded={expanded} actions={actions} />
-      <span className="ml-auto flex shrink-0 gap-0.5 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100">
-        <CopyButton kind="link" label={`Copy link to ${row.pointer || 'the root'}`} text={() => linkTo(hashFromPointer(row.pointer))} />
-        <CopyButton label="Copy value" text={() => actions.copyValue(row.pointer)} />
+      {/* min-w: the two buttons' width (20 px each and the gap), so the value wraps the same before they mount. */}
+      <span className="ml-auto flex min-w-[42px] shrink-0 gap-0.5 opacity-0 group-focus-within:opacity-100 group-hover:opacity-100">
+        {copyable ? (
+          <>
+            <CopyButton kind="link" label={`Copy link to ${row.pointer || 'the root'}`} text={() => linkTo(hashFromPointer(row.pointer))} />
+            <CopyButton label="Copy value" text={() => actions.copyValue(row.pointer)} />
+          </>
+        ) : null}
       </span>
     </div>
   );
-}
+});

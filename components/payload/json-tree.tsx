@@ -1,9 +1,11 @@
 'use client';
 
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { formatCount } from '@/lib/view/format';
 import { parsePointer, resolvePointer } from '@/lib/view/json-pointer';
 import { classifyString, flattenTree, revealPointer, searchTree, type TreeOptions } from '@/lib/view/json-tree';
+import { estimateRowHeight } from '@/lib/view/json-tree-layout';
 import { JsonTreeRow, type RowActions } from './json-tree-row';
 import { TreeSearch } from './tree-search';
 
@@ -12,6 +14,23 @@ const flip = (set: ReadonlySet<string>, key: string) => {
   if (!next.delete(key)) next.add(key);
   return next;
 };
+
+/** Until its size is known (its first layout), the tree is assumed this wide and as tall as its max-height. */
+const DEFAULT_WIDTH_PX = 1000;
+const MAX_HEIGHT_VH = 65;
+const initialRect = () => ({ width: DEFAULT_WIDTH_PX, height: typeof window === 'undefined' ? 600 : Math.round((window.innerHeight * MAX_HEIGHT_VH) / 100) });
+
+/**
+ * A row's size from the ResizeObserver entry when there is one; when the row is just mounting, the size
+ * already known (or estimated) for it, instead of reading `offsetHeight`: that read forced a layout inside the
+ * commit and re-rendered the tree before its first paint. The observer reports the real size after layout.
+ */
+function observedSize(element: Element, entry: ResizeObserverEntry | undefined, instance: Virtualizer<HTMLDivElement, Element>): number {
+  const box = entry?.borderBoxSize?.[0];
+  if (box) return Math.round(box.blockSize);
+  const index = instance.indexFromElement(element);
+  return instance.itemSizeCache.get(instance.options.getItemKey(index)) ?? instance.options.estimateSize(index);
+}
 
 /**
  * A JSON payload as a virtualized tree (only visible rows are built and mounted, so a 10 MB request opens as
@@ -25,13 +44,37 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
   const [focus, setFocus] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [match, setMatch] = useState(0);
+  // The rows' copy buttons (hidden until hover or focus) mount in the task after the first paint, which then
+  // shows the payload sooner: they were half of the DOM that first render built.
+  const [copyable, setCopyable] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setCopyable(true), 0)));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, []);
   const pendingScroll = useRef<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const options: TreeOptions = { basePointer, defaultDepth: depth };
   const rows = useMemo(() => flattenTree(value, { basePointer, defaultDepth: depth, toggled, expandedStrings: strings }), [value, basePointer, depth, toggled, strings]);
   const deferredQuery = useDeferredValue(query);
   const found = useMemo(() => searchTree(value, deferredQuery, basePointer), [value, deferredQuery, basePointer]);
-  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => 21, overscan: 10 });
+  // With a size to start from, the first render mounts the rows that will show; the virtualizer's own
+  // measurement of the scroller (in a layout effect) then changes nothing and costs no second render.
+  const width = useRef(DEFAULT_WIDTH_PX);
+  const [firstRect] = useState(initialRect);
+  const virtual = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    initialRect: firstRect,
+    getItemKey: useCallback((i: number) => rows[i].pointer, [rows]),
+    estimateSize: useCallback((i: number) => estimateRowHeight(rows[i], width.current), [rows]),
+    measureElement: observedSize,
+    overscan: 4,
+  });
+  width.current = virtual.scrollRect?.width || DEFAULT_WIDTH_PX;
 
   const reveal = (pointer: string, openString = false) => {
     const next = revealPointer(value, pointer, toggled, options);
@@ -64,32 +107,39 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
     reveal(found.pointers[k]);
   };
 
-  const actions: RowActions = {
-    toggle: (p) => setToggled((t) => flip(t, p)),
-    toggleString: (p) => setStrings((s) => flip(s, p)),
-    copyValue: (p) => {
-      const r = resolvePointer(value, parsePointer(p.slice(basePointer.length)));
-      return r.found ? (typeof r.value === 'string' ? r.value : JSON.stringify(r.value, null, 2)) : '';
-    },
-  };
+  const actions = useMemo<RowActions>(
+    () => ({
+      toggle: (p) => setToggled((t) => flip(t, p)),
+      toggleString: (p) => setStrings((s) => flip(s, p)),
+      copyValue: (p) => {
+        const r = resolvePointer(value, parsePointer(p.slice(basePointer.length)));
+        return r.found ? (typeof r.value === 'string' ? r.value : JSON.stringify(r.value, null, 2)) : '';
+      },
+    }),
+    [value, basePointer],
+  );
+  const items = virtual.getVirtualItems();
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-2">
         <TreeSearch query={query} setQuery={setQuery} at={match} count={found.pointers.length} more={found.more} step={step} />
-        <span className="ml-auto text-xs text-muted">{rows.length.toLocaleString('en-US')} rows shown</span>
+        <span className="ml-auto text-xs text-muted">{formatCount(rows.length)} rows shown</span>
         <button type="button" onClick={() => { setDepth(1); setToggled(new Set()); }} className="rounded border border-line px-2 py-0.5 text-xs hover:bg-panel">collapse all</button>
         <button type="button" onClick={() => { setDepth(5); setToggled(new Set()); setStrings(new Set()); }} className="rounded border border-line px-2 py-0.5 text-xs hover:bg-panel">reset</button>
       </div>
       <div ref={scroller} role="tree" aria-label={label} className="max-h-[65vh] overflow-auto rounded-md border border-line" style={{ height: virtual.getTotalSize() + 2 }}>
         <div className="relative w-full" style={{ height: virtual.getTotalSize() }}>
-          {virtual.getVirtualItems().map((v) => {
-            const row = rows[v.index];
-            return (
-              <div key={row.pointer} data-index={v.index} ref={virtual.measureElement} role="treeitem" aria-level={row.depth + 1} aria-expanded={row.type === 'object' || row.type === 'array' ? row.open : undefined} className="absolute inset-x-0 top-0" style={{ transform: `translateY(${v.start}px)` }}>
-                <JsonTreeRow row={row} expanded={strings.has(row.pointer)} highlighted={row.pointer === focus} actions={actions} />
-              </div>
-            );
-          })}
+          {/* Rows flow one under the other from the first one's offset: an estimated height never overlaps them. */}
+          <div className="absolute inset-x-0 top-0" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
+            {items.map((v) => {
+              const row = rows[v.index];
+              return (
+                <div key={row.pointer} data-index={v.index} ref={virtual.measureElement} role="treeitem" aria-level={row.depth + 1} aria-expanded={row.type === 'object' || row.type === 'array' ? row.open : undefined}>
+                  <JsonTreeRow row={row} expanded={strings.has(row.pointer)} highlighted={row.pointer === focus} copyable={copyable} actions={actions} />
+                </div>
+              );
+            })}
+          </div>
         </div>
       </div>
     </div>

@@ -76,13 +76,13 @@ export function TimelineChart({ run, rollout, columns: c }: { run: string; rollo
         <TimelineLegend servers={c.servers} hasUnnamed={unnamed} />
         <div className="ml-auto flex items-center gap-1">
           <span className="mr-2 hidden text-xs text-muted lg:inline">drag to zoom · Ctrl+wheel zoom · Shift+wheel pan · double-click resets</span>
-          <Button variant="ghost" aria-label="Zoom in" onClick={() => pointer.zoomBy(0.5)} className="h-7 px-2">
+          <Button variant="ghost" aria-label="Zoom in" onClick={() => pointer.zoomBy(0.5)} size="sm">
             <ZoomIn size={14} />
           </Button>
-          <Button variant="ghost" aria-label="Zoom out" onClick={() => pointer.zoomBy(2)} className="h-7 px-2" disabled={!domain}>
+          <Button variant="ghost" aria-label="Zoom out" onClick={() => pointer.zoomBy(2)} size="sm" disabled={!domain}>
             <ZoomOut size={14} />
           </Button>
-          <Button variant="ghost" aria-label="Reset zoom" onClick={() => setDomain(null)} className="h-7 px-2" disabled={!domain}>
+          <Button variant="ghost" aria-label="Reset zoom" onClick={() => setDomain(null)} size="sm" disabled={!domain}>
             <Maximize2 size={14} />
           </Button>
         </div>

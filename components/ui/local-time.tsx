@@ -1,15 +1,12 @@
 'use client';
 
-import { format } from 'date-fns';
-import { DASH, utcIso } from '@/lib/view/format';
+import { DASH, formatClock, utcIso } from '@/lib/view/format';
 import { useHydrated } from './use-hydrated';
 
-/** The same wall-clock pattern in UTC (what the server can render before the viewer's zone is known). */
-function formatUtc(date: Date, pattern: string): string {
-  return format(new Date(date.getTime() + date.getTimezoneOffset() * 60_000), pattern);
-}
-
-/** Unix seconds in the viewer's time zone, UTC on hover. The server (and hydration) render UTC. */
+/**
+ * Unix seconds in the viewer's time zone, UTC on hover. The server (and hydration) render the same pattern in
+ * UTC, since the viewer's zone is not known there. Patterns take formatClock's tokens (yyyy MM dd HH mm ss SSS).
+ */
 export function LocalTime({ seconds, pattern = 'yyyy-MM-dd HH:mm:ss' }: { seconds: number | null; pattern?: string }) {
   const hydrated = useHydrated();
   if (seconds === null) return <span className="text-muted">{DASH}</span>;
@@ -17,7 +14,7 @@ export function LocalTime({ seconds, pattern = 'yyyy-MM-dd HH:mm:ss' }: { second
   const utc = utcIso(seconds);
   return (
     <time dateTime={utc} title={`${utc} (UTC)`}>
-      {hydrated ? format(date, pattern) : formatUtc(date, pattern)}
+      {formatClock(date, pattern, hydrated ? 'local' : 'utc')}
     </time>
   );
 }

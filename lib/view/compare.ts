@@ -3,7 +3,7 @@
 // null: a null quantile gives no box, a null total an empty cell.
 import { scaleLinear, scaleLog } from 'd3-scale';
 import type { Comparison, Distribution, TaskPair } from '../index/compare';
-import { formatMs, formatReward, formatTokens } from './format';
+import { formatMs, formatReward, formatTokens, groupDigits } from './format';
 
 export const RUN_COLORS = ['#3b82f6', '#f97316', '#10b981', '#a855f7', '#ef4444', '#14b8a6', '#eab308', '#ec4899'] as const;
 export const runColor = (i: number): string => RUN_COLORS[i % RUN_COLORS.length];
@@ -270,7 +270,7 @@ export function cellText(c: Cell): string {
   if (typeof v === 'string') return v;
   switch (c.kind) {
     case 'count':
-      return v.toLocaleString('en-US');
+      return groupDigits(v);
     case 'tokens':
       return formatTokens(Math.round(v));
     case 'ms':

@@ -83,6 +83,7 @@ describe('classifyString', () => {
 
   it('counts UTF-8 bytes, surrogate pairs as 4', () => {
     expect(utf8Length('aé€😀')).toBe(1 + 2 + 3 + 4);
+    expect(utf8Length('plain ASCII text\n')).toBe(17);
     expect(classifyString('é'.repeat(500))).toMatchObject({ length: 500, bytes: 1000 });
   });
 });

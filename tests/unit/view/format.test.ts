@@ -1,0 +1,45 @@
+import { format } from 'date-fns';
+import { describe, expect, it } from 'vitest';
+import { cn } from '../../../components/ui/cn';
+import { formatClock, formatCompact, formatCount, groupDigits } from '../../../lib/view/format';
+
+describe('groupDigits', () => {
+  it('writes integers as toLocaleString("en-US") does', () => {
+    for (const n of [0, 7, 12, 999, 1000, 1234, 99_999, 100_000, 1_234_567, 30_000, -1, -999, -1000, -1_234_567, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]) {
+      expect(groupDigits(n)).toBe(n.toLocaleString('en-US'));
+    }
+  });
+
+  it('leaves fractions, -0 and huge values to Intl', () => {
+    for (const n of [1234.5678, -0.5, -0, 1e21, 2 ** 60, Number.NaN, Number.POSITIVE_INFINITY]) expect(groupDigits(n)).toBe(n.toLocaleString('en-US'));
+  });
+
+  it('backs formatCount and formatCompact, with unknown as a dash', () => {
+    expect(formatCount(30000)).toBe('30,000');
+    expect(formatCount(null)).toBe('—');
+    expect(formatCompact(9999)).toBe('9,999');
+    expect(formatCompact(12_345)).toBe('12.3k');
+  });
+});
+
+describe('formatClock', () => {
+  const dates = [new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 999)), new Date(1786000000123)];
+  const patterns = ['yyyy-MM-dd HH:mm:ss', 'yyyy-MM-dd HH:mm:ss.SSS', 'MM-dd HH:mm:ss'];
+
+  it("writes the viewer's local time as date-fns' format does", () => {
+    for (const d of dates) for (const p of patterns) expect(formatClock(d, p)).toBe(format(d, p));
+  });
+
+  it('writes UTC wall-clock time on request', () => {
+    expect(formatClock(dates[0], 'yyyy-MM-dd HH:mm:ss.SSS', 'utc')).toBe('2026-01-02 03:04:05.006');
+    expect(formatClock(dates[1], 'MM-dd HH:mm:ss', 'utc')).toBe('12-31 23:59:59');
+  });
+});
+
+describe('cn', () => {
+  it('lets later classes override earlier ones, and returns a single class string as it is', () => {
+    expect(cn('px-1 py-0.5 text-muted', 'px-2')).toBe('py-0.5 text-muted px-2');
+    expect(cn('px-1 text-muted', false, 'text-good')).toBe('px-1 text-good');
+    expect(cn('rounded-lg border border-line', undefined)).toBe('rounded-lg border border-line');
+  });
+});
