@@ -1798,9 +1798,9 @@ function queryRows(q: Record<string, any>): Row[] {
   });
   rows.push({
     id: 'A2',
-    figure: `compare p50/p95 cold ${Math.round(q.a2.cold.p50)}/${Math.round(q.a2.cold.p95)} ms (n=${q.a2.cold.n}), warm ${Math.round(q.a2.warm.p50)}/${Math.round(q.a2.warm.p95)} ms`,
+    figure: `compare p50/p95 cold ${Math.round(q.a2.cold.p50)}/${Math.round(q.a2.cold.p95)} ms (n=${q.a2.cold.n}), warm ${Math.round(q.a2.warm.p50)}/${Math.round(q.a2.warm.p95)} ms, after a one-rollout change ${Math.round(q.a2.after_change.p50)}/${Math.round(q.a2.after_change.p95)} ms`,
     target: 'p95 ≤ 200 ms',
-    result: `cold ${verdict(q.a2.cold.p95 <= 200)}, warm ${verdict(q.a2.warm.p95 <= 200)}`,
+    result: `cold ${verdict(q.a2.cold.p95 <= 200)}, warm ${verdict(q.a2.warm.p95 <= 200)}, after a change ${verdict(q.a2.after_change.p95 <= 200)}`,
   });
   return rows;
 }

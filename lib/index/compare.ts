@@ -69,6 +69,14 @@ interface RunFigures {
 
 /** Rollout pks per batch: a change to a rollout recomputes the figures of its batch only. */
 export const BATCH_SHIFT = 9;
+/** Whole figures that needed this many batches read from their rows are stored for other processes at once; */
+const STORE_AFTER_READS = 3;
+/** others once the run has been quiet this long (a live run would rewrite them on every compare). */
+const STORE_DELAY_MS = 2_000;
+
+function storeFigures(db: Database.Database, runNo: number, figures: RunFigures): void {
+  db.prepare('INSERT OR REPLACE INTO run_stats (run_no, stats) VALUES (?, ?)').run(runNo, JSON.stringify(figures));
+}
 
 type ServerRow = RunCallStats['servers'][number];
 const TOKEN_KEYS = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total'] as const;
@@ -106,6 +114,9 @@ const sortedOf = (values: number[]) => Float64Array.from(values).sort();
 export class CompareCache {
   private readonly whole = new Map<number, RunFigures>();
   private readonly batches = new Map<number, Map<number, Batch>>();
+  /** Batches computed from their rows so far (figures() stores the whole figures after several). */
+  private rowReads = 0;
+  private readonly pending = new Map<number, ReturnType<typeof setTimeout>>();
 
   /** `shift`: rollout pks per batch as a power of two (tests use small batches). */
   constructor(readonly shift = BATCH_SHIFT) {}
@@ -131,18 +142,54 @@ export class CompareCache {
     })();
   }
 
-  figures(db: Database.Database, runNo: number): RunFigures {
+  /**
+   * `store`: keep the whole figures in run_stats for other processes now. They are also kept at once whenever
+   * computing them read several batches from their rows; after a small change (a batch or two read again),
+   * only once the run has been quiet for STORE_DELAY_MS, so that a live run does not rewrite them on every compare.
+   */
+  figures(db: Database.Database, runNo: number, store = false): RunFigures {
     let figures = this.whole.get(runNo);
-    if (figures) return figures;
+    if (figures && !store) return figures;
     const stored = db.prepare('SELECT stats FROM run_stats WHERE run_no = ?').pluck().get(runNo) as string | undefined;
-    if (stored) figures = JSON.parse(stored) as RunFigures;
+    if (stored) figures ??= JSON.parse(stored) as RunFigures;
     else {
-      const batches = batchIds(db, runNo, this.shift).map((b) => this.batch(db, runNo, b));
-      figures = mergeFigures(runTotals(db, runNo), batches);
-      db.prepare('INSERT OR REPLACE INTO run_stats (run_no, stats) VALUES (?, ?)').run(runNo, JSON.stringify(figures));
+      const read = this.rowReads;
+      if (!figures) {
+        const batches = batchIds(db, runNo, this.shift).map((b) => this.batch(db, runNo, b));
+        figures = mergeFigures(runTotals(db, runNo), batches);
+      }
+      this.whole.set(runNo, figures);
+      if (store || this.rowReads - read >= STORE_AFTER_READS) storeFigures(db, runNo, figures);
+      else this.storeLater(db, runNo, figures);
     }
     this.whole.set(runNo, figures);
     return figures;
+  }
+
+  /** Stores the whole figures still waiting for a quiet run (the index is closing). */
+  flush(db: Database.Database): void {
+    for (const [runNo, timer] of this.pending) {
+      clearTimeout(timer);
+      const figures = this.whole.get(runNo);
+      if (figures && db.open) storeFigures(db, runNo, figures);
+    }
+    this.pending.clear();
+  }
+
+  /** Stores the whole figures once the run has been quiet for a while, unless they changed by then. */
+  private storeLater(db: Database.Database, runNo: number, figures: RunFigures): void {
+    clearTimeout(this.pending.get(runNo));
+    const timer = setTimeout(() => {
+      this.pending.delete(runNo);
+      if (!db.open || this.whole.get(runNo) !== figures) return;
+      try {
+        storeFigures(db, runNo, figures);
+      } catch {
+        // a busy or closing index: the next process merges the stored batches instead
+      }
+    }, STORE_DELAY_MS);
+    timer.unref();
+    this.pending.set(runNo, timer);
   }
 
   /** The batches of the run not yet computed (nor stored). */
@@ -172,6 +219,7 @@ export class CompareCache {
     }
     if (!batch) {
       batch = readBatch(db, runNo, b, this.shift);
+      this.rowReads++;
       db.prepare('INSERT OR REPLACE INTO compare_batches (run_no, batch, data) VALUES (?, ?, ?)').run(runNo, b, encodeBatch(batch, this.shift));
     }
     kept.set(b, batch);
@@ -179,8 +227,17 @@ export class CompareCache {
   }
 }
 
+/**
+ * The batches that hold the run's rollouts: from one pk to the next batch's first pk of the run, seeking in the
+ * table itself (a run's rollouts mostly have neighbouring pks), instead of reading every rollout of the run.
+ */
 function batchIds(db: Database.Database, runNo: number, shift: number): number[] {
-  return db.prepare(`SELECT DISTINCT pk >> ${shift} FROM rollouts WHERE run_no = ? ORDER BY 1`).pluck().all(runNo) as number[];
+  const next = db.prepare('SELECT min(pk) FROM rollouts WHERE pk >= ? AND +run_no = ?').pluck();
+  const ids: number[] = [];
+  for (let pk = next.get(-Infinity, runNo) as number | null; pk !== null; pk = next.get(((pk >> shift) + 1) << shift, runNo) as number | null) {
+    ids.push(pk >> shift);
+  }
+  return ids;
 }
 
 /** One batch's figures from its rows: its calls (by the calls primary key) and its rollouts. */

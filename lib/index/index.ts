@@ -84,6 +84,7 @@ export class CallscopeIndex extends EventEmitter {
 
   close(): void {
     this.closed = true;
+    this.compareCache.flush(this.db);
     this.db.close();
   }
 
@@ -106,7 +107,7 @@ export class CallscopeIndex extends EventEmitter {
         this.compareCache.fill(this.db, runNo, b);
       }
       await yieldToLoop();
-      if (!this.closed) this.compareCache.figures(this.db, runNo); // and the whole figures, for a fresh process
+      if (!this.closed) this.compareCache.figures(this.db, runNo, true); // and the whole figures, for a fresh process
     })();
   }
 

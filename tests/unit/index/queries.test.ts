@@ -211,6 +211,11 @@ describe('compare figures', () => {
     expect(after.runs[0].totals.calls).toBe(before.runs[0].totals.calls + 1);
     expect(after.runs[0].calls.latency_ms[2]).toBeLessThanOrEqual(123456);
     expect(stored(changedNo).size).toBe(changedBefore.size);
+    // The whole figures after a small change are stored only once the run has been quiet a while.
+    const whole = () => index.db.prepare('SELECT stats FROM run_stats WHERE run_no = ?').pluck().get(changedNo) as string | undefined;
+    expect(whole()).toBeUndefined();
+    await expect.poll(whole, { timeout: 10_000 }).toBeDefined();
+    expect(JSON.parse(whole()!).comparison.totals.calls).toBe(after.runs[0].totals.calls);
     index.close();
     // From scratch: a fresh index over the same files.
     const fresh = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-runs-fresh'), small);
