@@ -79,6 +79,7 @@ export class Ingestor {
     this.stmt = {
       fileByPath: db.prepare('SELECT * FROM files WHERE path = ?'),
       filesOfRun: db.prepare("SELECT * FROM files WHERE run_no = ? AND kind = 'capture'"),
+      filesOfRunPage: db.prepare("SELECT * FROM files WHERE run_no = ? AND kind = 'capture' AND id > ? ORDER BY id LIMIT ?"),
       insertFile: db.prepare('INSERT INTO files (run_no, path, kind, rollout_id, dev, ino, size, mtime_ms) VALUES (?, ?, ?, ?, 0, 0, 0, 0)'),
       updateFile: db.prepare(
         'UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ms = ?, offset = ?, next_line = ?, next_call_index = ?, unreadable = ?, pending = ? WHERE id = ?',
@@ -87,6 +88,7 @@ export class Ingestor {
       deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
       rolloutByKey: db.prepare('SELECT pk, capture_file, marker FROM rollouts WHERE run_no = ? AND key = ?'),
       rolloutsOfRun: db.prepare('SELECT key, pk, capture_file, marker FROM rollouts WHERE run_no = ?'),
+      rolloutsOfRunPage: db.prepare('SELECT key, pk, capture_file, marker FROM rollouts WHERE run_no = ? AND pk > ? ORDER BY pk LIMIT ?'),
       insertRollout: db.prepare("INSERT INTO rollouts (run_no, key, rollout_id, source) VALUES (?, ?, ?, 'capture')"),
       deleteCallsOfFile: db.prepare('DELETE FROM calls WHERE file_id = ?'),
       // A capture file holds one rollout's calls: deleting by the primary key's prefix, not a scan of file_id.
@@ -231,32 +233,45 @@ export class Ingestor {
   private async ingestCaptureDir(pass: Pass, dir: string): Promise<void> {
     const names = await fsp.readdir(dir).catch(() => [] as string[]);
     const markers = new Set(names.filter((n) => n.endsWith(INCOMPLETE_SUFFIX)).map((n) => n.slice(0, -INCOMPLETE_SUFFIX.length)));
-    pass.rollouts = new Map((this.stmt.rolloutsOfRun.all(pass.runNo) as (RolloutState & { key: string })[]).map((r) => [r.key, r]));
-    const files = new Map((this.stmt.filesOfRun.all(pass.runNo) as FileRow[]).map((f) => [f.path, f]));
+    // Loaded a page at a time with the event loop's turns between them: over 100k files this is a second or two
+    // of work, and a warm start answers requests meanwhile.
+    pass.rollouts = new Map();
+    for await (const r of pages<RolloutState & { key: string }>(this.stmt.rolloutsOfRunPage, pass.runNo, 'pk')) pass.rollouts.set(r.key, r);
+    const files = new Map<string, FileRow>();
+    for await (const f of pages<FileRow>(this.stmt.filesOfRunPage, pass.runNo, 'id')) files.set(f.path, f);
     const captureIds = new Set<string>();
-    const todo: { id: string; order: number }[] = [];
+    const todo: { id: string; order: number; known: boolean }[] = [];
+    // A file's path as stored is path.join(dir, name); for a normalized dir (as discovery gives) that is dir + sep +
+    // name, without path.join's cost on each of 100k names.
+    const prefix = dir + path.sep;
+    const pathOf = path.join(dir, 'x') === prefix + 'x' ? (name: string) => prefix + name : (name: string) => path.join(dir, name);
     for (const name of names) {
       const id = rolloutIdOfCaptureFile(name);
       if (!id || !isStoreRolloutId(id)) continue;
       captureIds.add(id);
-      todo.push({ id, order: pass.rollouts.get(id)?.pk ?? Number.MAX_SAFE_INTEGER });
+      todo.push({ id, order: pass.rollouts.get(id)?.pk ?? Number.MAX_SAFE_INTEGER, known: files.has(pathOf(name)) });
     }
+    await yieldToLoop();
     todo.sort((a, b) => a.order - b.order);
     const fileOf = (id: string) => path.join(dir, id + '.capture.jsonl');
-    const newFiles = todo.reduce((n, t) => (files.has(fileOf(t.id)) ? n : n + 1), 0);
-    const pool = await this.poolFor(pass, newFiles >= (this.options.minFiles ?? DEFAULT_MIN_FILES));
-    if (pool) await this.ingestCaptureFilesParallel(pass, pool, todo.map((t) => t.id), fileOf, markers, files);
-    for (let i = 0; i < todo.length && !pool; ) {
+    // Files new to the index go to the workers when there are many; files already indexed (mostly unchanged:
+    // a stat each) stay in this thread, first. New files get their file ids and rollout pks in the same order
+    // either way, so the index is the same as a single-thread pass.
+    const fresh = todo.filter((t) => !t.known);
+    const pool = await this.poolFor(pass, fresh.length >= (this.options.minFiles ?? DEFAULT_MIN_FILES));
+    const inThread = pool ? todo.filter((t) => t.known) : todo;
+    for (let i = 0; i < inThread.length; ) {
       const deadline = performance.now() + BATCH_MS;
       this.db.transaction(() => {
-        while (i < todo.length && performance.now() < deadline) {
-          const { id } = todo[i++];
+        while (i < inThread.length && performance.now() < deadline) {
+          const { id } = inThread[i++];
           const file = fileOf(id);
           this.ingestCaptureFile(pass, file, id, markers.has(id), files.get(file));
         }
       })();
-      if (i < todo.length) await yieldToLoop();
+      if (i < inThread.length) await yieldToLoop();
     }
+    if (pool) await this.ingestCaptureFilesParallel(pass, pool, fresh.map((t) => t.id), fileOf, markers, files);
     this.db.transaction(() => {
       // Markers without a capture file, and markers that appeared or vanished.
       for (const id of markers) {
@@ -536,5 +551,17 @@ function isPresent(file: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The rows of a run a page at a time (by `key`, ascending), with a turn of the event loop between pages. */
+async function* pages<T>(stmt: Database.Statement, runNo: number, key: string, size = 20_000): AsyncGenerator<T> {
+  let after = -Infinity;
+  for (;;) {
+    const rows = stmt.all(runNo, after, size) as T[];
+    yield* rows;
+    if (rows.length < size) return;
+    after = (rows[rows.length - 1] as Record<string, number>)[key];
+    await yieldToLoop();
   }
 }

@@ -103,6 +103,8 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
       rmSync(path.join(captures, '0-1.capture.jsonl'));
       writeFileSync(path.join(captures, '0-1.capture.jsonl'), line(makeExchange({ model_call_id: 'replaced' })));
       appendFileSync(rollouts, '"x"}\n' + JSON.stringify({ _ng_task_index: 3, _ng_rollout_index: 0, reward: 0.5 }) + '\n');
+      // New capture files beside the changed ones: workers read those, this thread the files already indexed.
+      for (const id of ['fresh-b', 'fresh-a', 'fresh-c']) writeFileSync(path.join(captures, `${id}.capture.jsonl`), line(makeExchange({ model_call_id: id })));
       for (const index of [serial, parallel]) await index.refresh();
       expectSame(parallel, serial);
     });
