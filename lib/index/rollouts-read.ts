@@ -8,19 +8,9 @@ import { readLinesSync } from './line-reader';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
 
 /** A rollout line as stored: plain values only (it crosses from a worker by structured clone). */
-export interface StoredRolloutLine {
+export interface StoredRolloutLine extends Omit<RolloutLine, 'problem' | 'search' | 'attachment'> {
   /** In a slice read by a worker: the line's index within the slice (ingest adds the slice's first line number). */
   lineNo: number;
-  offset: number;
-  length: number;
-  rolloutId: string | null;
-  reward: number | null;
-  taskIndex: number | null;
-  rolloutIndex: number | null;
-  attempt: number | null;
-  failureClass: string | null;
-  agent: string | null;
-  task: string | null;
   /** null: the default, `line <lineNo>` (a line that is not a JSON object). */
   search: string | null;
   attachment: {
