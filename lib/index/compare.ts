@@ -158,7 +158,6 @@ export class CompareCache {
         const batches = batchIds(db, runNo, this.shift).map((b) => this.batch(db, runNo, b));
         figures = mergeFigures(runTotals(db, runNo), batches);
       }
-      this.whole.set(runNo, figures);
       if (store || this.rowReads - read >= STORE_AFTER_READS) storeFigures(db, runNo, figures);
       else this.storeLater(db, runNo, figures);
     }
