@@ -57,6 +57,7 @@ export class CallscopeIndex extends EventEmitter {
   private again = false;
   private closed = false;
   private fillChecked = false;
+  private readonly fillScheduled = new Set<number>();
   private filling: Promise<void> = Promise.resolve();
   private readonly totalsCache = new Map<number, RunTotals>();
   private totalsVersion = '';
@@ -98,6 +99,7 @@ export class CallscopeIndex extends EventEmitter {
   private fillCompare(runNo: number, batches: Iterable<number>): void {
     const todo = [...new Set(batches)].sort((x, y) => x - y);
     if (todo.length < (this.options.compareFillMin ?? FILL_MIN_BATCHES)) return;
+    this.fillScheduled.add(runNo);
     const previous = this.filling;
     this.filling = (async () => {
       await previous;
@@ -152,7 +154,8 @@ export class CallscopeIndex extends EventEmitter {
       } while (this.again);
       if (!this.fillChecked) {
         this.fillChecked = true;
-        for (const run of this.runs) this.fillCompare(run.no, this.compareCache.missing(this.db, run.no));
+        // Runs this pass already scheduled (a cold ingest) are not looked at again.
+        for (const run of this.runs) if (!this.fillScheduled.has(run.no)) this.fillCompare(run.no, this.compareCache.missing(this.db, run.no));
       }
     })().finally(() => {
       this.ingesting = null;

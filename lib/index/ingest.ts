@@ -87,7 +87,6 @@ export class Ingestor {
       resetFile: db.prepare('UPDATE files SET offset = 0, next_line = 1, next_call_index = 0, unreadable = 0, pending = 0 WHERE id = ?'),
       deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
       rolloutByKey: db.prepare('SELECT pk, capture_file, marker FROM rollouts WHERE run_no = ? AND key = ?'),
-      rolloutsOfRun: db.prepare('SELECT key, pk, capture_file, marker FROM rollouts WHERE run_no = ?'),
       rolloutsOfRunPage: db.prepare('SELECT key, pk, capture_file, marker FROM rollouts WHERE run_no = ? AND pk > ? ORDER BY pk LIMIT ?'),
       insertRollout: db.prepare("INSERT INTO rollouts (run_no, key, rollout_id, source) VALUES (?, ?, ?, 'capture')"),
       deleteCallsOfFile: db.prepare('DELETE FROM calls WHERE file_id = ?'),
