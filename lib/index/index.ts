@@ -9,7 +9,7 @@ import { discoverRuns, type PathSpec, type RunSource } from './discovery';
 import { Ingestor, type IngestStats } from './ingest';
 import type { IngestOptions } from './parallel';
 import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries';
-import { migrate } from './schema';
+import { ROLLOUT_INDEXES, dropRolloutIndexes, migrate } from './schema';
 import { CompareCache, compareRuns, type Comparison } from './compare';
 import { callBody, callsOfRollout, locateCall, readCaptureCalls, readRolloutLine, trajectoryPayloads, type CallBody } from './payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
@@ -148,10 +148,25 @@ export class CallscopeIndex extends EventEmitter {
       return this.ingesting;
     }
     this.ingesting = (async () => {
-      do {
-        this.again = false;
-        for (const run of this.runs) await this.ingestOne(run);
-      } while (this.again);
+      // A cold ingest (nothing indexed yet) writes the rollouts without their secondary indexes and builds
+      // them at the end (schema.ts, ROLLOUT_INDEXES); queries meanwhile run without them.
+      const cold = this.db.prepare('SELECT 1 FROM rollouts LIMIT 1').get() === undefined;
+      if (cold) dropRolloutIndexes(this.db);
+      try {
+        do {
+          this.again = false;
+          for (const run of this.runs) await this.ingestOne(run);
+        } while (this.again);
+      } finally {
+        // One index per turn of the event loop: over 100k rollouts each is a sort of a few hundred ms at most.
+        if (cold) {
+          for (const index of ROLLOUT_INDEXES) {
+            if (this.closed) break;
+            await yieldToLoop();
+            if (!this.closed) this.db.exec(index.sql);
+          }
+        }
+      }
       if (!this.fillChecked) {
         this.fillChecked = true;
         // Runs this pass already scheduled (a cold ingest) are not looked at again.

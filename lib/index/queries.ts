@@ -2,7 +2,7 @@
 // cross-run comparison. Every sort key has an expression index (see schema.ts), so a page costs the same at
 // any depth.
 import type Database from 'better-sqlite3';
-import { SORT_COLUMNS, type SortKey } from './schema';
+import { SORT_COLUMNS, hasIndex, type SortKey } from './schema';
 
 export interface RolloutFilters {
   q?: string;
@@ -172,6 +172,11 @@ function sortIndex(sort: SortKey): string {
   return sort === 'rollout' ? 'rollouts_sort_key' : `rollouts_sort_${SORT_COLUMNS[sort]}`;
 }
 
+/** ` INDEXED BY name`, or nothing while the index is absent (built at the end of a cold ingest: schema.ts). */
+function indexedBy(db: Database.Database, name: string): string {
+  return hasIndex(db, name) ? ` INDEXED BY ${name}` : '';
+}
+
 type PageRow = RolloutRow & { sort_value: number | string };
 
 export interface PageOptions {
@@ -214,7 +219,7 @@ export function listRollouts(db: Database.Database, runNo: number, query: Rollou
       const boundParams: unknown[] = [];
       if (plan !== 'walk') {
         const edge = db
-          .prepare(`SELECT ${e} AS v, pk FROM rollouts INDEXED BY ${sortIndex(query.sort)} WHERE run_no = ?${keyset} ${order} LIMIT 1 OFFSET ?`)
+          .prepare(`SELECT ${e} AS v, pk FROM rollouts${indexedBy(db, sortIndex(query.sort))} WHERE run_no = ?${keyset} ${order} LIMIT 1 OFFSET ?`)
           .get(runNo, ...keyParams, walkSpan - 1) as { v: number | string; pk: number } | undefined;
         if (edge) {
           const [ge, gt] = dir === 'DESC' ? ['>=', '>'] : ['<=', '<'];
@@ -227,7 +232,7 @@ export function listRollouts(db: Database.Database, runNo: number, query: Rollou
       params.push(...keyParams, ...boundParams, want);
       const walked = db
         .prepare(
-          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts INDEXED BY ${sortIndex(query.sort)} WHERE run_no = ?${filters}${keyset}${bound} ${order} LIMIT ?`,
+          `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM rollouts${indexedBy(db, sortIndex(query.sort))} WHERE run_no = ?${filters}${keyset}${bound} ${order} LIMIT ?`,
         )
         .all(...params) as PageRow[];
       if (walked.length === want || !bound) rows = walked;
@@ -239,7 +244,7 @@ export function listRollouts(db: Database.Database, runNo: number, query: Rollou
       const filters = filterSql(query, params, false);
       params.push(...keyParams, want);
       const ids = db
-        .prepare(`SELECT pk FROM rollouts INDEXED BY rollouts_filter WHERE run_no = ?${filters}${keyset} ${order} LIMIT ?`)
+        .prepare(`SELECT pk FROM rollouts${indexedBy(db, 'rollouts_filter')} WHERE run_no = ?${filters}${keyset} ${order} LIMIT ?`)
         .pluck()
         .all(...params) as number[];
       const byPk = new Map(

@@ -70,12 +70,6 @@ CREATE TABLE IF NOT EXISTS rollouts (
   mismatch INTEGER NOT NULL DEFAULT 0,
   UNIQUE (run_no, key)
 );
-CREATE INDEX IF NOT EXISTS rollouts_by_task ON rollouts (run_no, task_index, rollout_index);
--- Covers every list filter but text search and every numeric sort key, so that a filtered count, and the
--- matches of a filter sorted by any key but the rollout key (queries.ts, plan \`matches\`), read this index only.
-CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, model_servers, dialects,
-  error_categories, gaps, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, num_calls, latency_sum, latency_max,
-  ttft_p50, gap_count, started_at);
 CREATE TABLE IF NOT EXISTS calls (
   rollout_pk INTEGER NOT NULL,
   call_index INTEGER NOT NULL,
@@ -94,6 +88,39 @@ CREATE TABLE IF NOT EXISTS calls (
 CREATE TABLE IF NOT EXISTS run_stats (run_no INTEGER PRIMARY KEY, stats TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS compare_batches (run_no INTEGER NOT NULL, batch INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run_no, batch)) WITHOUT ROWID;
 `;
+
+/**
+ * The secondary indexes of the rollouts table (sorting, filters, tasks). A cold ingest drops them and builds
+ * them once at the end (`dropRolloutIndexes`): kept up to date row by row they cost more than the rest of the
+ * writes (each rollout row is written several times and touches every one of them), while a build from the
+ * finished table is one sort each. An index left without them (a process stopped mid-ingest) gets them back
+ * when it is next opened (`migrate`).
+ */
+export const ROLLOUT_INDEXES: readonly { name: string; sql: string }[] = [
+  { name: 'rollouts_by_task', sql: 'CREATE INDEX IF NOT EXISTS rollouts_by_task ON rollouts (run_no, task_index, rollout_index)' },
+  // Covers every list filter but text search and every numeric sort key, so that a filtered count, and the
+  // matches of a filter sorted by any key but the rollout key (queries.ts, plan `matches`), read this index only.
+  {
+    name: 'rollouts_filter',
+    sql: `CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, model_servers, dialects,
+  error_categories, gaps, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, num_calls, latency_sum, latency_max,
+  ttft_p50, gap_count, started_at)`,
+  },
+  ...Object.values(SORT_COLUMNS).map((column) => ({
+    name: `rollouts_sort_${column}`,
+    sql: `CREATE INDEX IF NOT EXISTS rollouts_sort_${column} ON rollouts (run_no, IFNULL(${column}, -1e308), pk)`,
+  })),
+  { name: 'rollouts_sort_key', sql: 'CREATE INDEX IF NOT EXISTS rollouts_sort_key ON rollouts (run_no, key, pk)' },
+];
+
+export function dropRolloutIndexes(db: Database.Database): void {
+  for (const index of ROLLOUT_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index.name}`);
+}
+
+/** Whether the named index exists (the rollouts indexes are absent during a cold ingest). */
+export function hasIndex(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(name) !== undefined;
+}
 
 export function migrate(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
@@ -116,9 +143,6 @@ export function migrate(db: Database.Database): void {
     db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS run_stats; DROP TABLE IF EXISTS compare_batches;');
   }
   db.exec(DDL);
-  for (const column of Object.values(SORT_COLUMNS)) {
-    db.exec(`CREATE INDEX IF NOT EXISTS rollouts_sort_${column} ON rollouts (run_no, IFNULL(${column}, -1e308), pk)`);
-  }
-  db.exec('CREATE INDEX IF NOT EXISTS rollouts_sort_key ON rollouts (run_no, key, pk)');
+  for (const index of ROLLOUT_INDEXES) db.exec(index.sql);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
 }
