@@ -157,7 +157,8 @@ function aggsOf(v: unknown[]): CallAgg[] {
 }
 
 /** Columns of `callValues` that hold strings (or null); the others hold numbers (or null). */
-const STRING_COLUMNS = new Set([2, 10, 11, 12, 14, 15, 16]);
+const STRING_COLUMN = new Uint8Array(CALL_WIDTH);
+for (const j of [2, 10, 11, 12, 14, 15, 16]) STRING_COLUMN[j] = 1;
 
 /**
  * Flat call values packed for a worker's message: numbers in a Float64Array, strings as indexes into a table
@@ -180,7 +181,7 @@ export function packCalls(flat: unknown[]): PackedCalls {
     for (let j = 0; j < CALL_WIDTH; j++) {
       const v = flat[c * CALL_WIDTH + j];
       if (v === null || v === undefined) mask |= 1 << j;
-      else if (STRING_COLUMNS.has(j)) {
+      else if (STRING_COLUMN[j] === 1) {
         let id = ids.get(v as string);
         if (id === undefined) ids.set(v as string, (id = strings.push(v as string) - 1));
         numbers[c * CALL_WIDTH + j] = id;
@@ -197,6 +198,6 @@ export function unpackCall(p: PackedCalls, c: number, into: unknown[]): void {
   const base = c * CALL_WIDTH;
   for (let j = 0; j < CALL_WIDTH; j++) {
     if (mask & (1 << j)) into[j] = null;
-    else into[j] = STRING_COLUMNS.has(j) ? p.strings[p.numbers[base + j]] : p.numbers[base + j];
+    else into[j] = STRING_COLUMN[j] === 1 ? p.strings[p.numbers[base + j]] : p.numbers[base + j];
   }
 }

@@ -312,7 +312,7 @@ export class Ingestor {
             // Redone here when its worker failed, or when the live path stored the file since the job left.
             const current = this.stmt.fileByPath.get(file) as FileRow | undefined;
             if (result?.kind !== 'capture' || !sameState(current, files.get(file))) return this.ingestCaptureFile(pass, file, id, markers.has(id), current);
-            this.applyCaptureRead(pass, file, id, markers.has(id), current, result.reads[k], { packed: result.calls, from: from - count, count });
+            this.applyCaptureRead(pass, file, id, markers.has(id), current, result.reads[k], result.calls ? { packed: result.calls, from: from - count, count } : undefined);
           });
         }
       })();

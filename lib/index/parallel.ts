@@ -9,7 +9,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { tsWorker } from '../util/ts-worker';
+import { runJob } from './ingest-job';
 import type { CaptureRead, FileState, PackedCalls } from './capture-read';
 import type { RolloutsSlice } from './rollouts-read';
 
@@ -45,8 +47,11 @@ export function workerCount(options: IngestOptions): number {
 export type WorkerJob =
   | { kind: 'capture'; files: { file: string; state: FileState }[] }
   | { kind: 'rollouts'; file: string; from: number; to: number; size: number; atLineStart: boolean; countCalls: boolean };
-/** Capture reads come with their calls packed (all of the job's, in order; each read's `calls` left empty). */
-export type JobResult = { kind: 'capture'; reads: CaptureRead[]; calls: PackedCalls; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
+/**
+ * Capture reads from a worker come with the job's calls packed, in order (each read's `calls` emptied); from a job
+ * run in-thread, unpacked (`calls` null, each read's own).
+ */
+export type JobResult = { kind: 'capture'; reads: CaptureRead[]; calls: PackedCalls | null; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
 
 interface Slot {
   worker: Worker;
@@ -147,11 +152,15 @@ function startWorker(entry: URL): Promise<Worker | null> {
 
 /**
  * Jobs run on a pool with a bounded number in flight, their results taken strictly in job order. A job
- * whose worker failed yields a null result: the caller does that job in-thread.
+ * whose worker failed yields a null result: the caller does that job in-thread. While the next result in
+ * order is not there, the calling (main) thread runs jobs not yet sent out itself rather than wait: with the
+ * writes it does, it and the workers keep every core busy.
  */
 export class OrderedJobs<J> {
   private readonly queue: { job: J; settled: boolean; result: JobResult | null; promise: Promise<void> }[] = [];
   private next = 0;
+  /** Jobs sent to workers and not answered yet. */
+  private inFlight = 0;
 
   constructor(
     private readonly pool: IngestPool,
@@ -171,14 +180,25 @@ export class OrderedJobs<J> {
   }
 
   async take(): Promise<{ job: J; result: JobResult | null }> {
+    // Results held are bounded: the workers' window, and as much again run here.
+    while (!this.queue[0].settled && this.next < this.jobs.length && this.queue.length < 2 * this.pool.window) {
+      const job = this.jobs[this.next++];
+      let result: JobResult | null = null;
+      try {
+        result = runJob(this.message(job), false);
+      } catch {
+        // the caller redoes a job without a result
+      }
+      this.queue.push({ job, settled: true, result, promise: Promise.resolve() });
+      await yieldToLoop(); // the workers' answers are taken in
+    }
     await this.queue[0].promise;
     return this.takeReady();
   }
 
   /**
    * Results in order, in groups: what arrived within about `periodMs` (at most `maxJobs`), so that the caller
-   * writes each group in one transaction (fewer, larger commits: the rollouts table's indexes are rewritten
-   * once per commit, not once per job).
+   * writes each group in one transaction (fewer, larger commits).
    */
   async *groups(periodMs: number, maxJobs = this.pool.window): AsyncGenerator<{ job: J; result: JobResult | null }[]> {
     let since = performance.now();
@@ -201,13 +221,17 @@ export class OrderedJobs<J> {
   }
 
   private fill(): void {
-    while (this.next < this.jobs.length && this.queue.length < this.pool.window) {
+    while (this.next < this.jobs.length && this.inFlight < this.pool.window && this.queue.length < 2 * this.pool.window) {
       const job = this.jobs[this.next++];
       const entry = { job, settled: false, result: null as JobResult | null, promise: Promise.resolve() };
-      entry.promise = this.pool.run(this.message(job)).then(
-        (r) => void ((entry.result = r), (entry.settled = true)),
-        () => void (entry.settled = true),
-      );
+      this.inFlight++;
+      const settle = (r: JobResult | null) => {
+        entry.result = r;
+        entry.settled = true;
+        this.inFlight--;
+        this.fill();
+      };
+      entry.promise = this.pool.run(this.message(job)).then(settle, () => settle(null));
       this.queue.push(entry);
     }
   }

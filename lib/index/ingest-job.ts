@@ -1,0 +1,22 @@
+// One ingest job (a group of capture files, or a slice of a rollouts file) read and scanned: the pure part of
+// ingest, run by an ingest worker (ingest-worker.ts) or, while it would otherwise wait, by the main thread
+// itself (parallel.ts, OrderedJobs). A worker packs the calls for its message; the main thread keeps them.
+import { CALL_WIDTH, packCalls, readCaptureFile } from './capture-read';
+import type { JobResult, WorkerJob } from './parallel';
+import { readRolloutsSlice } from './rollouts-read';
+
+export function runJob(job: WorkerJob, pack: boolean): JobResult {
+  if (job.kind === 'capture') {
+    const reads = job.files.map((f) => readCaptureFile(f.file, f.state));
+    const counts = reads.map((r) => (r.kind === 'read' ? r.calls.length / CALL_WIDTH : 0));
+    if (!pack) return { kind: 'capture', reads, calls: null, counts };
+    const all: unknown[] = [];
+    for (const r of reads) {
+      if (r.kind !== 'read') continue;
+      for (const v of r.calls) all.push(v);
+      r.calls = [];
+    }
+    return { kind: 'capture', reads, calls: packCalls(all), counts };
+  }
+  return { kind: 'rollouts', slice: readRolloutsSlice(job.file, job.from, job.to, job.size, job.atLineStart, job.countCalls) };
+}
