@@ -918,11 +918,14 @@ function closingQuote(b: Buffer, j: number): number {
 
 const isHex8toF = (c: number): boolean => (c >= 56 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 
+/** Set by keptValueEnd(…, noteFloats): the value held a float token with an integral or non-finite value. */
+let keptIntegralFloat = false;
+
 /**
  * The end of the kept value at `i` (nested `depth` deep), walking every byte and checking the guards above;
  * -1 to decline. Token validity (escapes, literals, control characters, delimiters) is left to JSON.parse.
  */
-function keptValueEnd(b: Buffer, i: number, depth: number): number {
+function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): number {
   const n = b.length;
   let level = 0;
   let usageLevel = 0; // > 0: inside the container value of a "usage" key, opened at this level
@@ -984,6 +987,9 @@ function keptValueEnd(b: Buffer, i: number, depth: number): number {
         if (usageLevel > 0 || usageNext) {
           const v = Number((b as SliceBuffer).latin1Slice(start, i));
           if (!Number.isFinite(v) || Number.isInteger(v)) return -1;
+        } else if (noteFloats && !keptIntegralFloat) {
+          const v = Number((b as SliceBuffer).latin1Slice(start, i));
+          if (!Number.isFinite(v) || Number.isInteger(v)) keptIntegralFloat = true;
         }
       } else if (intDigits >= 16 || intDigits === 0 || (c === C.Minus && b[intStart] === C.Zero)) return -1;
       usageNext = false;
@@ -1194,4 +1200,196 @@ export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
     obj.request = shallow;
   }
   return { value: obj, request, response };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The fast shallow scan of a rollout line (index ingest)
+//
+// `scanStrict(line, shallow, 'python')` for the objects of a rollouts file, as scanExchangeFast is for capture
+// lines: one structural pass, the skipped values of the shallow objects left out of the text, one JSON.parse of
+// the rest. Where Python's json and JSON.parse could differ for what a rollout line's reader takes from the value
+// (rollout-line.ts), it declines (returns null) and the caller runs scanStrict:
+//   - NaN, Infinity and any invalid token (JSON.parse throws); an integer of 16 or more digits, or `-0`, kept;
+//   - a float with an integral or non-finite value (a JsonFloat losslessly, a plain number here) where the reader
+//     tells them apart: under a top-level `_ng_*` key (rollout indices, ids), and in `ng_model_call_capture`
+//     except its `metrics` (read as numbers either way); elsewhere (`reward`, task fields) both read the same;
+//   - an array-index-like key in a kept part, a key with an escape or a control character at the top level or in a
+//     shallow object, a second `ng_model_call_capture`, nesting deeper than FAST_DEPTH, anything not an object.
+// Skipped scalars are collected and validated by JSON.parse; skipped strings and containers are walked
+// structurally, as scanStrict's skipValue does. `\u` escapes are kept as they are: in python mode a lone surrogate
+// is a character of the string, as it is for JSON.parse. Invalid UTF-8 must be excluded by the caller (isUtf8).
+
+export interface FastShallowScan {
+  value: JsonObject;
+  /** Objects in the array at the `count` key ("parent.key"), as countArrayObjects counts them; null without one. */
+  counted: number | null;
+}
+
+const CAPTURE_KEY = 'ng_model_call_capture';
+
+export function scanShallowFast(b: Buffer, shallow: Record<string, readonly string[]>, count: string | null): FastShallowScan | null {
+  const n = b.length;
+  let i = wsAt(b, 0);
+  if (b[i] !== C.LBrace) return null;
+  i = wsAt(b, i + 1);
+  if (b[i] === C.RBrace) return null;
+  const out: string[] = [];
+  const scalars: string[] = [];
+  let copied = 0;
+  let counted: number | null = null;
+  let sawCapture = false;
+  const dot = count ? count.indexOf('.') : -1;
+  const countParent = count && dot > 0 ? count.slice(0, dot) : null;
+  const countKey = count && dot > 0 ? count.slice(dot + 1) : null;
+  for (;;) {
+    if (b[i] !== C.Quote) return null;
+    const keyStart = i;
+    const keyEnd = plainKeyEnd(b, i);
+    if (keyEnd < 0) return null;
+    const k0 = b[keyStart + 1];
+    if (k0 >= C.Zero && k0 <= C.Nine) return null;
+    const key = (b as SliceBuffer).utf8Slice(keyStart + 1, keyEnd);
+    i = wsAt(b, keyEnd + 1);
+    if (b[i] !== C.Colon) return null;
+    i = wsAt(b, i + 1);
+    const start = i;
+    const isCapture = key === CAPTURE_KEY;
+    if (isCapture) {
+      if (sawCapture) return null;
+      sawCapture = true;
+    }
+    const keep = Object.prototype.hasOwnProperty.call(shallow, key) ? shallow[key] : undefined;
+    if (keep && b[i] === C.LBrace) {
+      if (start > copied) out.push((b as SliceBuffer).utf8Slice(copied, start));
+      const counting = key === countParent ? countKey : null;
+      shallowCounted = null;
+      i = reducedShallow(b, i, keep, counting, isCapture, out, scalars);
+      if (i < 0) return null;
+      if (counting) counted = shallowCounted;
+      copied = i;
+    } else {
+      keptIntegralFloat = false;
+      i = keptValueEnd(b, i, 1, true);
+      if (i < 0) return null;
+      if (keptIntegralFloat && (isCapture || key.startsWith('_ng_'))) return null;
+    }
+    i = wsAt(b, i);
+    const c = b[i];
+    if (c === C.Comma) {
+      i = wsAt(b, i + 1);
+      continue;
+    }
+    if (c === C.RBrace) {
+      i++;
+      break;
+    }
+    return null;
+  }
+  if (wsAt(b, i) !== n) return null;
+  if (copied < n) out.push((b as SliceBuffer).utf8Slice(copied, n));
+  let value: unknown;
+  try {
+    if (scalars.length) JSON.parse(`[${scalars.join(',')}]`);
+    value = JSON.parse(out.length === 1 ? out[0] : out.join(''));
+  } catch {
+    return null;
+  }
+  return { value: value as JsonObject, counted };
+}
+
+/** Set by reducedShallow: the objects in the array at its `counting` key (null: no such key). */
+let shallowCounted: number | null = null;
+
+/**
+ * The text JSON.parse reads for a shallow object at `i`: the `keep` entries as they are, the others left out
+ * (scalars collected into `scalars` for validation). Returns the end of the object, or -1 to decline.
+ */
+function reducedShallow(
+  b: Buffer, i: number, keep: readonly string[], counting: string | null, isCapture: boolean, out: string[], scalars: string[],
+): number {
+  i = wsAt(b, i + 1);
+  out.push('{');
+  if (b[i] === C.RBrace) {
+    out.push('}');
+    return i + 1;
+  }
+  let first = true;
+  for (;;) {
+    if (b[i] !== C.Quote) return -1;
+    const keyStart = i;
+    const keyEnd = plainKeyEnd(b, i);
+    if (keyEnd < 0) return -1;
+    const key = (b as SliceBuffer).utf8Slice(keyStart + 1, keyEnd);
+    i = wsAt(b, keyEnd + 1);
+    if (b[i] !== C.Colon) return -1;
+    i = wsAt(b, i + 1);
+    const c = b[i];
+    let end: number;
+    if (keep.includes(key)) {
+      keptIntegralFloat = false;
+      end = keptValueEnd(b, i, 2, isCapture);
+      if (end < 0) return -1;
+      if (keptIntegralFloat && key !== 'metrics') return -1;
+      if (!first) out.push(',');
+      out.push((b as SliceBuffer).utf8Slice(keyStart, end));
+      first = false;
+    } else if (c === C.Quote) {
+      end = closingQuote(b, i + 1) + 1;
+      if (end === 0) return -1;
+      if (key === counting) shallowCounted = 0;
+    } else if (c === C.LBrace || c === C.LBracket) {
+      end = key === counting && c === C.LBracket ? countedArrayEnd(b, i) : skippedContainerEnd(b, i, 2);
+      if (end < 0) return -1;
+      if (key === counting) shallowCounted = c === C.LBracket ? countedObjects : 0;
+    } else {
+      end = i;
+      while (end < b.length && SCALAR_END[b[end]] === 0) end++;
+      if (end === i) return -1;
+      scalars.push((b as SliceBuffer).latin1Slice(i, end));
+      if (key === counting) shallowCounted = 0;
+    }
+    i = wsAt(b, end);
+    const d = b[i];
+    if (d === C.Comma) {
+      i = wsAt(b, i + 1);
+      continue;
+    }
+    if (d === C.RBrace) {
+      out.push('}');
+      return i + 1;
+    }
+    return -1;
+  }
+}
+
+/** Set by countedArrayEnd: the elements of the array that are objects. */
+let countedObjects = 0;
+
+/** skippedContainerEnd for an array, counting its elements that are objects (countArrayObjects). */
+function countedArrayEnd(b: Buffer, i: number): number {
+  const n = b.length;
+  let level = 0;
+  let objects = 0;
+  while (i < n) {
+    const c = b[i];
+    if (c === C.Quote) {
+      const q = closingQuote(b, i + 1);
+      if (q < 0) return -1;
+      i = q + 1;
+      continue;
+    }
+    if (c === C.LBrace || c === C.LBracket) {
+      if (2 + level >= FAST_DEPTH) return -1;
+      if (level === 1 && c === C.LBrace) objects++;
+      fastClosers[++level] = c + 2;
+    } else if (c === C.RBrace || c === C.RBracket) {
+      if (level === 0 || fastClosers[level] !== c) return -1;
+      if (--level === 0) {
+        countedObjects = objects;
+        return i + 1;
+      }
+    }
+    i++;
+  }
+  return -1;
 }

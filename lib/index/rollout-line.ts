@@ -1,7 +1,8 @@
 // The fields of one rollout line that the views need (§8.2, §8.3), read without materializing the big
 // values: the request params, the final response (only its usage and ids) and the trajectory are skipped.
 import { rolloutIdOfLine } from '../capture/ids';
-import { countArrayObjects, isJsonObject, numericValue, parsePython, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
+import { isUtf8 } from 'node:buffer';
+import { countArrayObjects, isJsonObject, numericValue, parsePython, scanShallowFast, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
 import { stripAscii } from '../capture/bytes';
 
 const SHALLOW = {
@@ -12,7 +13,8 @@ const SHALLOW = {
 } as const;
 
 // With a capture dir the attached calls are only counted (the capture files are the calls): skipped, not built.
-const SHALLOW_COUNTING = { ...SHALLOW, ng_model_call_capture: ['metrics', 'gaps'] } as const;
+// The attachment's rollout_id is kept: it names the rollout (§8.3) before anything else on the line.
+const SHALLOW_COUNTING = { ...SHALLOW, ng_model_call_capture: ['metrics', 'gaps', 'rollout_id'] } as const;
 const ATTACHED_CALLS = 'ng_model_call_capture.calls';
 
 const TASK_FIELDS = ['task_id', 'instance_id', 'problem_id', 'question', 'expected_answer', 'extracted_answer'];
@@ -45,7 +47,10 @@ export interface RolloutLine {
 
 const int = (v: JsonValue | undefined): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
 
-function parseLine(bytes: Buffer, countCalls: boolean): { value: JsonValue; attachedCalls: number | null } {
+function parseLine(bytes: Buffer, countCalls: boolean, exact: boolean): { value: JsonValue; attachedCalls: number | null } {
+  // The fast scan answers only when its answer is scanStrict's (json.ts, scanShallowFast).
+  const fast = !exact && isUtf8(bytes) ? scanShallowFast(bytes, countCalls ? SHALLOW_COUNTING : SHALLOW, countCalls ? ATTACHED_CALLS : null) : null;
+  if (fast) return { value: fast.value, attachedCalls: fast.counted };
   let scanned: ScanResult;
   try {
     scanned = scanStrict(bytes, countCalls ? SHALLOW_COUNTING : SHALLOW, 'python');
@@ -56,8 +61,11 @@ function parseLine(bytes: Buffer, countCalls: boolean): { value: JsonValue; atta
   return { value: scanned.value, attachedCalls: span ? countArrayObjects(bytes.subarray(span.start, span.end), 'python') : null };
 }
 
-/** `countCalls`: the attached calls are counted, not built (a capture dir supplies the calls). */
-export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, countCalls = false): RolloutLine | null {
+/**
+ * `countCalls`: the attached calls are counted, not built (a capture dir supplies the calls). `exact`: without the
+ * fast scan (for the tests that hold the two equal).
+ */
+export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, countCalls = false, exact = false): RolloutLine | null {
   const stripped = stripAscii(bytes);
   if (stripped.length === 0) return null;
   const base: RolloutLine = {
@@ -67,7 +75,7 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
   let row: JsonValue;
   let attachedCalls: number | null;
   try {
-    ({ value: row, attachedCalls } = parseLine(stripped, countCalls));
+    ({ value: row, attachedCalls } = parseLine(stripped, countCalls, exact));
   } catch (err) {
     return { ...base, problem: `not JSON: ${(err as Error).message}` };
   }

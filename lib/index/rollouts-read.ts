@@ -3,6 +3,7 @@
 // that ingest workers can parse slices of one file side by side and the main thread numbers the lines and
 // stores them in file order, exactly as a single-thread read would.
 import { closeSync, openSync, readSync } from 'node:fs';
+import { JsonFloat } from '../capture/json';
 import { callValues } from './capture-read';
 import { readLinesSync } from './line-reader';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
@@ -28,7 +29,7 @@ export function storedRolloutLine(l: RolloutLine, countCalls: boolean): StoredRo
   if (a) {
     const values: unknown[] = [];
     if (!countCalls) for (const call of a.records) values.push(...callValues(0, 0, l.offset, l.length, { record: call, request: null, response: null }));
-    attachment = { calls: a.calls, tokensTotal: a.tokensTotal, gaps: JSON.stringify(a.gaps), callValues: values };
+    attachment = { calls: a.calls, tokensTotal: a.tokensTotal, gaps: JSON.stringify(a.gaps, plainNumbers), callValues: values };
   }
   return {
     lineNo: l.lineNo, offset: l.offset, length: l.length, rolloutId: l.rolloutId, reward: l.reward, taskIndex: l.taskIndex,
@@ -36,6 +37,13 @@ export function storedRolloutLine(l: RolloutLine, countCalls: boolean): StoredRo
     // A JSON object's search text joins several fields with newlines, so it is never the default's.
     search: l.search === `line ${l.lineNo}` ? null : l.search, attachment,
   };
+}
+
+/** JSON.stringify replacer: lossless numbers (bigint, JsonFloat) as plain ones (non-finite: null), so that any line's gaps store. */
+function plainNumbers(_key: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof JsonFloat) return Number.isFinite(v.value) ? v.value : null;
+  return v;
 }
 
 export interface RolloutsSlice {
