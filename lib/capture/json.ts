@@ -823,7 +823,10 @@ export function truthy(v: JsonValue | undefined): boolean {
   if (v === null || v === undefined || v === false || v === 0 || v === '' || v === 0n) return false;
   if (v instanceof JsonFloat) return v.value !== 0; // NaN is truthy in Python
   if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'object') return keysOf(v).length > 0;
+  if (typeof v === 'object') {
+    for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) return true; // without building the key list
+    return false;
+  }
   return true;
 }
 

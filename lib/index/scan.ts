@@ -40,12 +40,15 @@ export function scanExchangeLine(bytes: Buffer, callIndex: number): ScanOutcome 
       // fall through to the lossless path
     }
     if (record) {
-      const at = (s: ValueSpan | null, isObject: boolean): ValueSpan | null =>
-        s && isObject ? { start: s.start + shift, end: s.end + shift } : null;
-      return { kind: 'record', call: { record, request: at(fast.request, record.request !== null), response: at(fast.response, record.response !== null) } };
+      const call = { record, request: shifted(fast.request, record.request !== null, shift), response: shifted(fast.response, record.response !== null, shift) };
+      return { kind: 'record', call };
     }
   }
   return scanExchangeLineExact(stripped, shift, callIndex);
+}
+
+function shifted(s: ValueSpan | null, isObject: boolean, shift: number): ValueSpan | null {
+  return s && isObject ? { start: s.start + shift, end: s.end + shift } : null;
 }
 
 /** The lossless scan of a stripped line (`shift`: its offset in the line). Exported for the equivalence tests. */
