@@ -70,6 +70,9 @@ export class Ingestor {
   private readonly aggregator: RolloutAggregator;
   private readonly folds = new FoldCache();
   private readonly callRow: unknown[] = new Array(CALL_WIDTH);
+  /** Rollouts files being read, and those another pass asked for meanwhile (ingestRolloutsFile). */
+  private readonly rolloutsReading = new Set<string>();
+  private readonly rolloutsAgain = new Set<string>();
 
   constructor(
     private readonly db: Database.Database,
@@ -406,7 +409,29 @@ export class Ingestor {
     }
   }
 
+  /**
+   * A rollouts file is read by one pass at a time: its offset is stored when the read ends, so a second reader
+   * meanwhile (the live path while a full pass reads it) would read the same lines again and store each twice.
+   * That reader leaves it to the one reading, which reads again from where it stopped until nothing is new.
+   */
   private async ingestRolloutsFile(pass: Pass, file: string, kind: 'rollouts' | 'failures'): Promise<void> {
+    if (this.rolloutsReading.has(file)) {
+      this.rolloutsAgain.add(file);
+      return;
+    }
+    this.rolloutsReading.add(file);
+    try {
+      do {
+        this.rolloutsAgain.delete(file);
+        await this.readRolloutsFile(pass, file, kind);
+      } while (this.rolloutsAgain.has(file));
+    } finally {
+      this.rolloutsReading.delete(file);
+      this.rolloutsAgain.delete(file);
+    }
+  }
+
+  private async readRolloutsFile(pass: Pass, file: string, kind: 'rollouts' | 'failures'): Promise<void> {
     const st = await fsp.lstat(file).catch(() => null);
     if (!st || !st.isFile()) return;
     const row = this.fileRow(pass.runNo, file, kind, null);

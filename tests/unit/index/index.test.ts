@@ -1,7 +1,7 @@
 // The index against the format library: every rollout's metrics and gaps equal what lib/capture computes
 // from the same files; appends, partial lines, truncation and restarts converge to the file contents.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, writeFileSync, truncateSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, readFileSync, writeFileSync, truncateSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,28 @@ describe('live ingest', () => {
     expect(count()).toBe(4);
     const detail = await index.rolloutDetail('run', '0-0');
     expect((detail!.capture!.calls as JsonObject[]).map((c) => c.model_call_id)).toEqual(['a', 'b', 'c']);
+    index.close();
+  });
+
+  it('a rollouts file appended to while a full pass reads it: every line indexed once (no duplicate rollout)', async () => {
+    // The real rollout files (no capture dir), read in small slices by a worker so that the pass awaits between
+    // them; the live path is asked for the same file meanwhile, as the watcher would.
+    const root = path.join(tmp, 'race');
+    mkdirSync(root, { recursive: true });
+    const file = path.join(root, 'rollouts.jsonl');
+    const source = readdirSync(DATA).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(path.join(DATA, f), 'utf8').replace(/\n?$/, '\n')).join('');
+    writeFileSync(file, source);
+    const index = await CallscopeIndex.open([{ path: file }], path.join(tmp, 'idx-race'), { workers: 1, minBytes: 0, sliceBytes: 4096 });
+    const full = index.refresh();
+    const extra = source.split('\n')[0] + '\n';
+    await new Promise((r) => setTimeout(r, 0));
+    appendFileSync(file, extra);
+    const live = index.refreshPaths(new Set([file]));
+    await Promise.all([full, live]);
+    await index.refresh();
+    const lines = source.split('\n').filter(Boolean).length + 1;
+    const rows = index.db.prepare('SELECT key, line_no FROM rollouts ORDER BY line_no').all() as { key: string; line_no: number }[];
+    expect(rows.map((r) => r.line_no)).toEqual(Array.from({ length: lines }, (_, i) => i + 1));
     index.close();
   });
 
