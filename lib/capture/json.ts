@@ -1016,10 +1016,14 @@ function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): 
   return -1;
 }
 
+/** Set by skippedContainerEnd: the container's elements that are objects (countArrayObjects, for an array). */
+let skippedObjects = 0;
+
 /** The end of the container at `i` walked structurally (as Parser.skipValue does), or -1. */
 function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
   const n = b.length;
   let level = 0;
+  let objects = 0;
   while (i < n) {
     const c = b[i];
     if (c === C.Quote) {
@@ -1030,10 +1034,14 @@ function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
     }
     if (c === C.LBrace || c === C.LBracket) {
       if (depth + level >= FAST_DEPTH) return -1;
+      if (level === 1 && c === C.LBrace) objects++;
       fastClosers[++level] = c + 2;
     } else if (c === C.RBrace || c === C.RBracket) {
       if (level === 0 || fastClosers[level] !== c) return -1;
-      if (--level === 0) return i + 1;
+      if (--level === 0) {
+        skippedObjects = objects;
+        return i + 1;
+      }
     }
     i++;
   }
@@ -1077,19 +1085,23 @@ function reducedRequest(b: Buffer, i: number, out: string[]): number {
       if (end === i) return -1;
       out.push((b as SliceBuffer).latin1Slice(keyStart, end));
     }
-    i = wsAt(b, end);
-    const d = b[i];
-    if (d === C.Comma) {
-      out.push(',');
-      i = wsAt(b, i + 1);
-      continue;
-    }
-    if (d === C.RBrace) {
-      out.push('}');
-      return i + 1;
-    }
-    return -1;
+    i = nextMember(b, end);
+    if (i < 0) return -1;
+    out.push(objectClosed ? '}' : ',');
+    if (objectClosed) return i;
   }
+}
+
+/** Set by nextMember: the member was the object's last (a closing brace, not a comma, followed it). */
+let objectClosed = false;
+
+/** After a member's value at `i`: past the comma to the next member, or past the closing brace (`objectClosed`); -1 otherwise. */
+function nextMember(b: Buffer, i: number): number {
+  i = wsAt(b, i);
+  const c = b[i];
+  objectClosed = c === C.RBrace;
+  if (c === C.Comma) return wsAt(b, i + 1);
+  return objectClosed ? i + 1 : -1;
 }
 
 const ESCAPABLE = new Uint8Array(256);
@@ -1171,17 +1183,9 @@ export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
       if (i < 0) return null;
       if (bytesEqual(b, keyStart + 1, keyEnd, 'response')) response = { start, end: i };
     }
-    i = wsAt(b, i);
-    const c = b[i];
-    if (c === C.Comma) {
-      i = wsAt(b, i + 1);
-      continue;
-    }
-    if (c === C.RBrace) {
-      i++;
-      break;
-    }
-    return null;
+    i = nextMember(b, i);
+    if (i < 0) return null;
+    if (objectClosed) break;
   }
   if (wsAt(b, i) !== n) return null;
   if (copied < n) out.push((b as SliceBuffer).utf8Slice(copied, n));
@@ -1276,17 +1280,9 @@ export function scanShallowFast(b: Buffer, shallow: Record<string, readonly stri
       if (i < 0) return null;
       if (keptIntegralFloat && (isCapture || key.startsWith('_ng_'))) return null;
     }
-    i = wsAt(b, i);
-    const c = b[i];
-    if (c === C.Comma) {
-      i = wsAt(b, i + 1);
-      continue;
-    }
-    if (c === C.RBrace) {
-      i++;
-      break;
-    }
-    return null;
+    i = nextMember(b, i);
+    if (i < 0) return null;
+    if (objectClosed) break;
   }
   if (wsAt(b, i) !== n) return null;
   if (copied < n) out.push((b as SliceBuffer).utf8Slice(copied, n));
@@ -1341,9 +1337,9 @@ function reducedShallow(
       if (end === 0) return -1;
       if (key === counting) shallowCounted = 0;
     } else if (c === C.LBrace || c === C.LBracket) {
-      end = key === counting && c === C.LBracket ? countedArrayEnd(b, i) : skippedContainerEnd(b, i, 2);
+      end = skippedContainerEnd(b, i, 2);
       if (end < 0) return -1;
-      if (key === counting) shallowCounted = c === C.LBracket ? countedObjects : 0;
+      if (key === counting) shallowCounted = c === C.LBracket ? skippedObjects : 0;
     } else {
       end = i;
       while (end < b.length && SCALAR_END[b[end]] === 0) end++;
@@ -1351,48 +1347,12 @@ function reducedShallow(
       scalars.push((b as SliceBuffer).latin1Slice(i, end));
       if (key === counting) shallowCounted = 0;
     }
-    i = wsAt(b, end);
-    const d = b[i];
-    if (d === C.Comma) {
-      i = wsAt(b, i + 1);
-      continue;
-    }
-    if (d === C.RBrace) {
+    i = nextMember(b, end);
+    if (i < 0) return -1;
+    if (objectClosed) {
       out.push('}');
-      return i + 1;
+      return i;
     }
-    return -1;
   }
 }
 
-/** Set by countedArrayEnd: the elements of the array that are objects. */
-let countedObjects = 0;
-
-/** skippedContainerEnd for an array, counting its elements that are objects (countArrayObjects). */
-function countedArrayEnd(b: Buffer, i: number): number {
-  const n = b.length;
-  let level = 0;
-  let objects = 0;
-  while (i < n) {
-    const c = b[i];
-    if (c === C.Quote) {
-      const q = closingQuote(b, i + 1);
-      if (q < 0) return -1;
-      i = q + 1;
-      continue;
-    }
-    if (c === C.LBrace || c === C.LBracket) {
-      if (2 + level >= FAST_DEPTH) return -1;
-      if (level === 1 && c === C.LBrace) objects++;
-      fastClosers[++level] = c + 2;
-    } else if (c === C.RBrace || c === C.RBracket) {
-      if (level === 0 || fastClosers[level] !== c) return -1;
-      if (--level === 0) {
-        countedObjects = objects;
-        return i + 1;
-      }
-    }
-    i++;
-  }
-  return -1;
-}
