@@ -1,8 +1,8 @@
 'use client';
 
-import { flexRender, getCoreRowModel, useReactTable } from '@tanstack/react-table';
+import { flexRender, getCoreRowModel, useReactTable, type Row } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { cx } from '@/components/ui/cn';
 import { pageMaxima, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
 import { rolloutColumns, type ColumnMeta } from './rollout-columns';
@@ -45,7 +45,7 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
   }, [lastIndex, rows.length, onNearEnd]);
 
   const tableRows = table.getRowModel().rows;
-  const metas = columns.map((c) => c.meta);
+  const metas = useMemo(() => columns.map((c) => c.meta), [columns]);
   const padTop = items[0]?.start ?? 0;
   const padBottom = virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0);
   const width = metas.reduce((a, m) => a + m.width, 0);
@@ -72,28 +72,8 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
           {items.map((item) => {
             const row = tableRows[item.index];
             if (!row) return null;
-            const r = row.original;
-            return (
-              <tr
-                key={row.id}
-                data-failed={r.failure_class ? '' : undefined}
-                onClick={() => setSelected(r.key)}
-                data-selected={selected === r.key ? '' : undefined}
-                style={{ height: ROW_PX }}
-                className={cx(
-                  'border-t border-line hover:bg-panel/70',
-                  r.failure_class && 'bg-bad/5 shadow-[inset_3px_0_0_var(--bad)]',
-                  selected === r.key && 'bg-accent/10',
-                  changed.has(r.key) && 'animate-pulse bg-good/10',
-                )}
-              >
-                {row.getVisibleCells().map((cell, i) => (
-                  <td key={cell.id} className={cx('overflow-hidden px-2 whitespace-nowrap', metas[i].align === 'right' && 'text-right tabular-nums')}>
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </td>
-                ))}
-              </tr>
-            );
+            const key = row.original.key;
+            return <RolloutRow key={row.id} row={row} metas={metas} selected={selected === key} changed={changed.has(key)} onSelect={setSelected} />;
           })}
           {padBottom > 0 ? <tr aria-hidden style={{ height: padBottom }} /> : null}
         </tbody>
@@ -102,3 +82,36 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
     </div>
   );
 }
+
+interface RowProps {
+  row: Row<RolloutItem>;
+  metas: ColumnMeta[];
+  selected: boolean;
+  changed: boolean;
+  onSelect: (key: string) => void;
+}
+
+/** One row, rendered again only when its rollout, its columns or its marks change (not on every scroll frame). */
+const RolloutRow = memo(function RolloutRow({ row, metas, selected, changed, onSelect }: RowProps) {
+  const r = row.original;
+  return (
+    <tr
+      data-failed={r.failure_class ? '' : undefined}
+      onClick={() => onSelect(r.key)}
+      data-selected={selected ? '' : undefined}
+      style={{ height: ROW_PX }}
+      className={cx(
+        'border-t border-line hover:bg-panel/70',
+        r.failure_class && 'bg-bad/5 shadow-[inset_3px_0_0_var(--bad)]',
+        selected && 'bg-accent/10',
+        changed && 'animate-pulse bg-good/10',
+      )}
+    >
+      {row.getVisibleCells().map((cell, i) => (
+        <td key={cell.id} className={cx('overflow-hidden px-2 whitespace-nowrap', metas[i].align === 'right' && 'text-right tabular-nums')}>
+          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+        </td>
+      ))}
+    </tr>
+  );
+});
