@@ -2,7 +2,7 @@
 // offset) to what is new in it, as plain values: each call's `insertCall` parameters and, when the file was
 // read from its start, the rollout's call totals. Pure apart from the file reads, so that an ingest worker
 // (ingest-worker.ts) and the single-thread ingest run the same code and write the same rows.
-import { closeSync, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
 import { callTotals, type CallAgg, type CallTotals } from './call-totals';
 import { readLinesSync } from './line-reader';
 import { scanExchangeLine } from './scan';
@@ -62,23 +62,37 @@ export type CaptureRead =
       totals: CallTotals | null;
     };
 
+// A file never read is opened without a stat first (one system call fewer on each of a cold pass's files): not
+// through a symlink, and without blocking on a FIFO; what is not a regular file is then absent, as after lstat.
+const OPEN_NEW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
 export function readCaptureFile(file: string, stored: FileState): CaptureRead {
   let st: Stats;
-  try {
-    st = lstatSync(file);
-  } catch {
-    return { kind: 'absent' };
-  }
-  if (!st.isFile()) return { kind: 'absent' };
-  if (resumeFrom(stored, st) === 'unchanged') return { kind: 'unchanged' };
   let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return { kind: 'unopenable' };
+  if (stored.ino === 0) {
+    try {
+      fd = openSync(file, OPEN_NEW);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' ? { kind: 'absent' } : { kind: 'unopenable' };
+    }
+  } else {
+    try {
+      st = lstatSync(file);
+    } catch {
+      return { kind: 'absent' };
+    }
+    if (!st.isFile()) return { kind: 'absent' };
+    if (resumeFrom(stored, st) === 'unchanged') return { kind: 'unchanged' };
+    try {
+      fd = openSync(file, 'r');
+    } catch {
+      return { kind: 'unopenable' };
+    }
   }
   try {
     st = fstatSync(fd);
+    if (!st.isFile()) return { kind: 'absent' };
     const reread = resumeFrom(stored, st) === 'reread';
     const from = reread || stored.offset === 0 ? NEW_FILE : stored;
     const fromStart = from.offset === 0;

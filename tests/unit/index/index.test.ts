@@ -1,7 +1,7 @@
 // The index against the format library: every rollout's metrics and gaps equal what lib/capture computes
 // from the same files; appends, partial lines, truncation and restarts converge to the file contents.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, readFileSync, writeFileSync, truncateSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, readFileSync, symlinkSync, writeFileSync, truncateSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,26 @@ describe('live ingest', () => {
     const rows = index.db.prepare('SELECT key, line_no FROM rollouts ORDER BY line_no').all() as { key: string; line_no: number }[];
     expect(rows.map((r) => r.line_no)).toEqual(Array.from({ length: lines }, (_, i) => i + 1));
     index.close();
+  });
+
+  it('a capture file that is a symlink or a FIFO is not read (nothing followed out of the dir, no pass left waiting)', async () => {
+    const root = path.join(tmp, 'special');
+    const captures = path.join(root, 'run', 'captures');
+    mkdirSync(captures, { recursive: true });
+    const outside = path.join(tmp, 'outside.capture.jsonl');
+    writeFileSync(outside, line(makeExchange({ model_call_id: 'secret' })));
+    writeFileSync(path.join(captures, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: 'a' })));
+    symlinkSync(outside, path.join(captures, '1-0.capture.jsonl'));
+    expect(spawnSync('mkfifo', [path.join(captures, '2-0.capture.jsonl')]).status).toBe(0);
+    // Workers for every pass too: a worker reading a FIFO would block the pass as surely.
+    for (const options of [{ workers: 0 }, { workers: 1, minFiles: 0 }]) {
+      const index = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-special-${options.workers}`), options);
+      await index.refresh();
+      expect(index.listRuns()[0].totals.calls).toBe(1);
+      const ids = index.db.prepare('SELECT model_call_id FROM calls').pluck().all();
+      expect(ids).toEqual(['a']);
+      index.close();
+    }
   });
 
   it('restart over unchanged files reads nothing; truncated and replaced files are read again', async () => {
