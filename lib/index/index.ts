@@ -101,8 +101,10 @@ export class CallscopeIndex extends EventEmitter {
     if (todo.length < (this.options.compareFillMin ?? FILL_MIN_BATCHES)) return;
     this.fillScheduled.add(runNo);
     const previous = this.filling;
+    const pass = this.ingesting; // a full pass (and its index build) finishes first
     this.filling = (async () => {
       await previous;
+      await pass?.catch(() => undefined);
       for (const b of todo) {
         await yieldToLoop();
         if (this.closed) return;
