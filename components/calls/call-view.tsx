@@ -29,11 +29,21 @@ export function CallView({ apiHref, stored, prevHref, nextHref, compare }: CallV
   const pointer = useHashPointer();
   const record = useFetched(apiHref, parseRecord);
   const shown = record.status === 'ready';
-  // The neighbouring calls (j/k) are prefetched once this call's payloads are shown: prefetched by their
-  // links at hydration, their server renders went first and the payload request waited behind them.
+  // The neighbouring calls (j/k) are prefetched once this call's payloads are shown, when the browser is idle:
+  // prefetched by their links at hydration, their server renders went first and the payload request waited
+  // behind them; prefetched in the effects of the render that shows the payload, the router's work (10–50 ms)
+  // ran before that render's first paint.
   useEffect(() => {
     if (!shown) return;
-    for (const href of [prevHref, nextHref]) if (href) router.prefetch(href);
+    const prefetch = () => {
+      for (const href of [prevHref, nextHref]) if (href) router.prefetch(href);
+    };
+    if (typeof requestIdleCallback !== 'function') {
+      const t = setTimeout(prefetch, 200);
+      return () => clearTimeout(t);
+    }
+    const id = requestIdleCallback(prefetch, { timeout: 2000 });
+    return () => cancelIdleCallback(id);
   }, [shown, router, prevHref, nextHref]);
   useEffect(() => {
     if (pointer) void setTab(pointer === '/request' || pointer.startsWith('/request/') || pointer.startsWith('/request_raw') ? 'request' : 'response');

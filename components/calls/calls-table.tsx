@@ -19,8 +19,14 @@ function cacheText(c: CallColumns, i: number): string {
   return hit ? `hit · ${formatCount(c.cached_tokens[i])}` : 'miss';
 }
 
+export interface CallsTableProps {
+  run: string;
+  rollout: string;
+  columns: CallColumns;
+}
+
 /** Every call of the rollout, virtualized (30,000 rows scroll like 30); each row links to its call. */
-export function CallsTable({ run, rollout, columns: c }: { run: string; rollout: string; columns: CallColumns }) {
+export function CallsTable({ run, rollout, columns: c }: CallsTableProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const [errorsOnly, setErrorsOnly] = useState(false);
   const errors = useMemo(() => c.error_category.reduce((k, e) => k + (e >= 0 ? 1 : 0), 0), [c]);

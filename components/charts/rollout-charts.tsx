@@ -9,11 +9,18 @@ import { SeriesChart } from './series-chart';
 
 const Pending = ({ height }: { height: number }) => <div className="rounded-md bg-panel" style={{ height }} aria-hidden />;
 
+export interface RolloutChartsProps {
+  run: string;
+  rollout: string;
+  columns: CallColumns;
+  shown?: number;
+}
+
 /**
  * Tokens, latency and context growth per call; clicking a call opens it. `shown` charts are drawn (the page
  * mounts them one task at a time), the others hold their place.
  */
-export function RolloutCharts({ run, rollout, columns, shown = 3 }: { run: string; rollout: string; columns: CallColumns; shown?: number }) {
+export function RolloutCharts({ run, rollout, columns, shown = 3 }: RolloutChartsProps) {
   const router = useRouter();
   const tokens = useMemo(() => (shown > 0 ? tokenSeries(columns) : null), [columns, shown > 0]);
   const latency = useMemo(() => (shown > 1 ? latencySeries(columns) : null), [columns, shown > 1]);

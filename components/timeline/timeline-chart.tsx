@@ -5,25 +5,30 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { prepareCanvas, useElementWidth, useThemeColors } from '@/components/charts/use-canvas';
-import { callRef, serverGroup, type CallColumns } from '@/lib/view/series';
-import { layoutTimeline } from '@/lib/view/timeline';
+import { callRef, type CallColumns } from '@/lib/view/series';
 import { callHref } from '@/components/calls/call-href';
 import { drawOverlay, drawTimeline, timelineGeometry } from './draw-timeline';
 import { buildHitIndex, type HitIndex } from './hit-test';
+import { timelineData } from './timeline-data';
 import { TimelineLegend } from './timeline-legend';
 import { TimelineTooltip } from './timeline-tooltip';
 import { useTimelinePointer } from './use-timeline-pointer';
 
+export interface TimelineChartProps {
+  run: string;
+  rollout: string;
+  columns: CallColumns;
+}
+
 /** The rollout's calls as a Gantt chart on a canvas: rows packed by lib/view/timeline, hover, zoom, click. */
-export function TimelineChart({ run, rollout, columns: c }: { run: string; rollout: string; columns: CallColumns }) {
+export function TimelineChart({ run, rollout, columns: c }: TimelineChartProps) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const base = useRef<HTMLCanvasElement | null>(null);
   const width = useElementWidth(wrap);
   const colors = useThemeColors();
   const router = useRouter();
-  const groupOf = useMemo(() => Int32Array.from({ length: c.n }, (_, i) => serverGroup(c, i)), [c]);
-  const layout = useMemo(() => layoutTimeline({ start: c.start_ms, end: c.end_ms, latency: c.latency_ms, group: groupOf, order: c.call_index }), [c, groupOf]);
+  const { groupOf, layout } = timelineData(c);
   // The hover index is built on the first hover, not while the page loads.
   const hitCache = useRef<{ layout: typeof layout; index: HitIndex } | null>(null);
   const hits = () => {

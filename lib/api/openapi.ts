@@ -26,7 +26,7 @@ export function openApiDocument() {
         get: { summary: "A rollout's fields and its capture in the attachment shape", parameters: [run, rollout], responses: { 200: { description: 'rollout', ...json(S.RolloutDetailSchema) }, ...errors } },
       },
       '/api/runs/{run}/rollouts/{rollout}/calls': {
-        get: { summary: "Every call of a rollout as compact columns, without payloads", parameters: [run, rollout], responses: { 200: { description: 'columns', ...json(S.CallColumnsSchema) }, ...errors } },
+        get: { summary: "Every call of a rollout as compact columns, without payloads", parameters: [run, rollout, ...queryParams(S.CallColumnsQuerySchema)], responses: { 200: { description: 'columns', ...json(S.CallColumnsSchema) }, ...errors } },
       },
       '/api/runs/{run}/rollouts/{rollout}/calls/{call}': {
         get: { summary: 'One normalized record with its payloads', parameters: [run, rollout, call], responses: { 200: { description: 'call', ...json(S.CallSchema) }, ...errors } },

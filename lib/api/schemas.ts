@@ -147,5 +147,18 @@ export const CallColumnsSchema = z.object({
   tool_calls: z.array(z.number().int()),
   servers: z.array(z.string()).describe("model servers (model_ref.name) in order of first appearance"),
 });
+/** The columns of CallColumnsSchema a client may ask for by name; the others (`n`, `strings`, `t0`, `servers`) always come. */
+export const CALL_COLUMN_NAMES = Object.keys(CallColumnsSchema.shape).filter((k) => !['n', 'strings', 't0', 'servers'].includes(k)) as [string, ...string[]];
+export const CallColumnsQuerySchema = z
+  .object({
+    fields: z
+      .string()
+      .max(1000)
+      .transform((s) => s.split(','))
+      .pipe(z.array(z.enum(CALL_COLUMN_NAMES)).min(1))
+      .optional()
+      .describe('comma-separated columns to return (default: all); n, strings, t0 and servers always come'),
+  })
+  .strict();
 export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
 export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, paired tasks');

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { addCompileHints } from './compile-hints';
 import { isLoopbackHost } from './hosts';
 import { UsageError, type CliIO } from './io';
 import { parsePathSpec } from '../index/discovery';
@@ -140,6 +141,8 @@ async function listenAndServe(
     io.stderr.write('callscope: building the dashboard (first start, or sources changed)...\n');
     await runNextBuild(PROJECT_ROOT, io);
   }
+  // Also over a build made by `next build` itself (npm run build): cheap when every chunk is marked already.
+  await addCompileHints(PROJECT_ROOT);
   // Next loads while the server already listens; requests for it wait here.
   const nextHandler = (async () => {
     const { default: next } = await import('next');
