@@ -2,27 +2,16 @@
 // ROLLOUT_INDEXES). Users rely on three things: the finished index has every one of them (sorted and filtered
 // pages use them by name), pages asked for while they are missing still answer, and an index whose ingest
 // stopped before they were built gets them back when it is opened again.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { CallscopeIndex } from '../../../lib/index/index';
+import { useDemo } from '../../support/demo';
 import { listRollouts } from '../../../lib/index/queries';
 import { ROLLOUT_INDEXES, dropRolloutIndexes, hasIndex } from '../../../lib/index/schema';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-let tmp: string;
-let demo: string;
-
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-cold-'));
-  demo = path.join(tmp, 'demo');
-  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', demo], { cwd: ROOT, encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-});
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const fx = useDemo('callscope-cold-');
 
 const indexNames = (db: Database.Database) =>
   (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'rollouts\\_%' ESCAPE '\\'").pluck().all() as string[]).sort();
@@ -44,7 +33,7 @@ function checkPage(db: Database.Database, runNo: number): void {
 
 describe('the rollouts indexes of a cold ingest', () => {
   it('are all built by the end of the first refresh, and pages answer while they are missing', async () => {
-    const index = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-a'), { workers: 0 });
+    const index = await CallscopeIndex.open([{ path: fx.demo }], path.join(fx.tmp, 'idx-a'), { workers: 0 });
     expect(indexNames(index.db)).toEqual(ALL);
     const refreshing = index.refresh();
     // The pass has started (and dropped them) before its first await.
@@ -60,7 +49,7 @@ describe('the rollouts indexes of a cold ingest', () => {
     await index.refresh();
     expect(indexNames(index.db)).toEqual([]);
     index.close();
-    const reopened = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-a'), { workers: 0 });
+    const reopened = await CallscopeIndex.open([{ path: fx.demo }], path.join(fx.tmp, 'idx-a'), { workers: 0 });
     expect(indexNames(reopened.db)).toEqual(ALL);
     checkPage(reopened.db, runNo);
     reopened.close();

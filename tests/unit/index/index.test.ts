@@ -1,31 +1,20 @@
 // The index against the format library: every rollout's metrics and gaps equal what lib/capture computes
 // from the same files; appends, partial lines, truncation and restarts converge to the file contents.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, readFileSync, symlinkSync, writeFileSync, truncateSync } from 'node:fs';
-import os from 'node:os';
+import { appendFileSync, mkdirSync, promises as fsp, readdirSync, readFileSync, symlinkSync, writeFileSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
 import { serialize, type JsonObject } from '../../../lib/capture/json';
 import { CallscopeIndex } from '../../../lib/index/index';
+import { useDemo } from '../../support/demo';
 import { line, makeExchange } from '../../support/exchange';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
+const fx = useDemo('callscope-index-');
 const DATA = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
-let tmp: string;
-let demo: string;
 
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-index-'));
-  demo = path.join(tmp, 'demo');
-  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', demo], { cwd: ROOT, encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-});
-afterAll(async () => {
-  await fsp.rm(tmp, { recursive: true, force: true });
-});
-
-async function openIndex(paths: string[], dir = path.join(tmp, `idx-${Math.random().toString(36).slice(2)}`)) {
+async function openIndex(paths: string[], dir = path.join(fx.tmp, `idx-${Math.random().toString(36).slice(2)}`)) {
   const index = await CallscopeIndex.open(paths.map((p) => ({ path: p })), dir);
   await index.refresh();
   return index;
@@ -33,7 +22,7 @@ async function openIndex(paths: string[], dir = path.join(tmp, `idx-${Math.rando
 
 describe('index over the demo data', () => {
   it('every capture-backed rollout has the metrics, calls and gaps lib/capture computes', async () => {
-    const index = await openIndex([demo]);
+    const index = await openIndex([fx.demo]);
     let checked = 0;
     for (const run of index.listRuns().filter((r) => r.capture_dir)) {
       const page = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 500 })!;
@@ -49,7 +38,7 @@ describe('index over the demo data', () => {
   });
 
   it('pages through every sort key without duplicates or holes', async () => {
-    const index = await openIndex([demo]);
+    const index = await openIndex([fx.demo]);
     const run = index.listRuns().find((r) => r.id === 'workplace-assistant')!;
     for (const sort of ['tokens_total', 'reward', 'latency_max', 'rollout', 'gaps', 'started_at'] as const) {
       for (const order of ['asc', 'desc'] as const) {
@@ -68,7 +57,7 @@ describe('index over the demo data', () => {
   });
 
   it('filters: errors, gaps, search', async () => {
-    const index = await openIndex([demo]);
+    const index = await openIndex([fx.demo]);
     for (const run of index.listRuns()) {
       const all = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 500 })!.rollouts;
       const withErrors = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 500, has_errors: true })!;
@@ -97,7 +86,7 @@ describe('index over the real NeMo Gym rollout files (no capture)', () => {
 
 describe('live ingest', () => {
   it('appended calls and new rollouts appear; a partial line only once completed', async () => {
-    const root = path.join(tmp, 'live');
+    const root = path.join(fx.tmp, 'live');
     const captures = path.join(root, 'run', 'captures');
     mkdirSync(captures, { recursive: true });
     writeFileSync(path.join(captures, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: 'a' })));
@@ -121,12 +110,12 @@ describe('live ingest', () => {
   it('a rollouts file appended to while a full pass reads it: every line indexed once (no duplicate rollout)', async () => {
     // The real rollout files (no capture dir), read in small slices by a worker so that the pass awaits between
     // them; the live path is asked for the same file meanwhile, as the watcher would.
-    const root = path.join(tmp, 'race');
+    const root = path.join(fx.tmp, 'race');
     mkdirSync(root, { recursive: true });
     const file = path.join(root, 'rollouts.jsonl');
     const source = readdirSync(DATA).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(path.join(DATA, f), 'utf8').replace(/\n?$/, '\n')).join('');
     writeFileSync(file, source);
-    const index = await CallscopeIndex.open([{ path: file }], path.join(tmp, 'idx-race'), { workers: 1, minBytes: 0, sliceBytes: 4096 });
+    const index = await CallscopeIndex.open([{ path: file }], path.join(fx.tmp, 'idx-race'), { workers: 1, minBytes: 0, sliceBytes: 4096 });
     const full = index.refresh();
     const extra = source.split('\n')[0] + '\n';
     await new Promise((r) => setTimeout(r, 0));
@@ -141,17 +130,17 @@ describe('live ingest', () => {
   });
 
   it('a capture file that is a symlink or a FIFO is not read (nothing followed out of the dir, no pass left waiting)', async () => {
-    const root = path.join(tmp, 'special');
+    const root = path.join(fx.tmp, 'special');
     const captures = path.join(root, 'run', 'captures');
     mkdirSync(captures, { recursive: true });
-    const outside = path.join(tmp, 'outside.capture.jsonl');
+    const outside = path.join(fx.tmp, 'outside.capture.jsonl');
     writeFileSync(outside, line(makeExchange({ model_call_id: 'secret' })));
     writeFileSync(path.join(captures, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: 'a' })));
     symlinkSync(outside, path.join(captures, '1-0.capture.jsonl'));
     expect(spawnSync('mkfifo', [path.join(captures, '2-0.capture.jsonl')]).status).toBe(0);
     // Workers for every pass too: a worker reading a FIFO would block the pass as surely.
     for (const options of [{ workers: 0 }, { workers: 1, minFiles: 0 }]) {
-      const index = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-special-${options.workers}`), options);
+      const index = await CallscopeIndex.open([{ path: root }], path.join(fx.tmp, `idx-special-${options.workers}`), options);
       await index.refresh();
       expect(index.listRuns()[0].totals.calls).toBe(1);
       const ids = index.db.prepare('SELECT model_call_id FROM calls').pluck().all();
@@ -161,12 +150,12 @@ describe('live ingest', () => {
   });
 
   it('restart over unchanged files reads nothing; truncated and replaced files are read again', async () => {
-    const root = path.join(tmp, 'restart');
+    const root = path.join(fx.tmp, 'restart');
     const captures = path.join(root, 'run', 'captures');
     mkdirSync(captures, { recursive: true });
     const file = path.join(captures, '0-0.capture.jsonl');
     writeFileSync(file, line(makeExchange({ model_call_id: 'a' })) + line(makeExchange({ model_call_id: 'b' })));
-    const dir = path.join(tmp, 'restart-index');
+    const dir = path.join(fx.tmp, 'restart-index');
     (await openIndex([root], dir)).close();
     const again = await openIndex([root], dir);
     expect(again.listRuns()[0].progress.bytes_read).toBe(0);
@@ -187,7 +176,7 @@ describe('live ingest', () => {
   });
 
   it('a deleted capture file leaves a no_records rollout; a marker appears as incomplete', async () => {
-    const root = path.join(tmp, 'delete');
+    const root = path.join(fx.tmp, 'delete');
     const captures = path.join(root, 'run', 'captures');
     mkdirSync(captures, { recursive: true });
     const file = path.join(captures, '0-0.capture.jsonl');

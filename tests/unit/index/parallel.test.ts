@@ -1,27 +1,18 @@
 // An index built with ingest workers must equal, row for row and column for column, the one a single-thread
 // ingest builds from the same files: on the demo data, and through appends, completed pending lines, damaged
 // lines, truncated and replaced files; and the same again when workers fail or cannot start.
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+
+import { appendFileSync, cpSync, mkdirSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
+import { useDemo } from '../../support/demo';
 import { IngestPool, type IngestOptions } from '../../../lib/index/parallel';
 import { line, makeExchange } from '../../support/exchange';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+const fx = useDemo('callscope-parallel-');
 const TABLES = ['runs', 'files', 'rollouts', 'calls', 'run_stats'];
-let tmp: string;
-let demo: string;
 
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-parallel-'));
-  demo = path.join(tmp, 'demo');
-  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', demo], { cwd: ROOT, encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-});
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
 const SERIAL: IngestOptions = { workers: 0 };
@@ -47,7 +38,7 @@ function expectSame(parallel: CallscopeIndex, serial: CallscopeIndex): void {
 
 let seq = 0;
 async function build(root: string, options: IngestOptions): Promise<CallscopeIndex> {
-  const index = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`), options);
+  const index = await CallscopeIndex.open([{ path: root }], path.join(fx.tmp, `idx-${seq++}`), options);
   await index.refresh();
   return index;
 }
@@ -89,8 +80,8 @@ async function expectSameIndexes(root: string, change?: (serial: CallscopeIndex,
 // Two to four index builds per test, with worker start-ups, on a loaded 2-core machine.
 describe('parallel ingest', { timeout: 180_000 }, () => {
   it('builds the single-thread index of the demo data and of damaged, pending and partial files', async () => {
-    const root = path.join(tmp, 'edge-1');
-    cpSync(demo, root, { recursive: true });
+    const root = path.join(fx.tmp, 'edge-1');
+    cpSync(fx.demo, root, { recursive: true });
     const { captures, rollouts } = edgeRun(root);
     const start = vi.spyOn(IngestPool, 'start');
     await expectSameIndexes(root, async (serial, parallel) => {
@@ -111,7 +102,7 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
   });
 
   it('can tell two indexes apart', async () => {
-    const root = path.join(tmp, 'edge-2');
+    const root = path.join(fx.tmp, 'edge-2');
     edgeRun(root);
     const serial = await build(root, SERIAL);
     const parallel = await build(root, PARALLEL);
@@ -125,8 +116,8 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
   });
 
   it('falls back to in-thread reads when workers fail or cannot start', async () => {
-    const root = path.join(tmp, 'edge-3');
-    cpSync(demo, root, { recursive: true });
+    const root = path.join(fx.tmp, 'edge-3');
+    cpSync(fx.demo, root, { recursive: true });
     edgeRun(root);
     vi.spyOn(IngestPool.prototype, 'run').mockImplementation(() => Promise.reject(new Error('worker gone')));
     await expectSameIndexes(root);
@@ -136,9 +127,9 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
   });
 
   it('a capture file the live path stored while its worker read it is read again, not overwritten with the older read', async () => {
-    const root = path.join(tmp, 'edge-5');
-    cpSync(demo, root, { recursive: true });
-    const parallel = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`), PARALLEL);
+    const root = path.join(fx.tmp, 'edge-5');
+    cpSync(fx.demo, root, { recursive: true });
+    const parallel = await CallscopeIndex.open([{ path: root }], path.join(fx.tmp, `idx-${seq++}`), PARALLEL);
     const run = IngestPool.prototype.run;
     let raced: string | null = null;
     let first: unknown = null;
@@ -167,10 +158,10 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
   });
 
   it('small passes start no worker', async () => {
-    const root = path.join(tmp, 'edge-4');
+    const root = path.join(fx.tmp, 'edge-4');
     edgeRun(root);
     const start = vi.spyOn(IngestPool, 'start');
-    const index = await CallscopeIndex.open([{ path: root }], path.join(tmp, `idx-${seq++}`));
+    const index = await CallscopeIndex.open([{ path: root }], path.join(fx.tmp, `idx-${seq++}`));
     await index.refresh();
     index.close();
     expect(start).not.toHaveBeenCalled();

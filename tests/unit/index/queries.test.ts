@@ -1,39 +1,27 @@
 // Filtered keyset pages and the compare figures kept across processes: what the list and compare views rely on.
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, promises as fsp } from 'node:fs';
-import os from 'node:os';
+
+import { appendFileSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
+import { useDemo } from '../../support/demo';
 import { kthOfSorted, percentilesOfSorted, quantiles } from '../../../lib/index/compare';
 import { listRollouts, type PageOptions, type RolloutFilters } from '../../../lib/index/queries';
 import { SORT_COLUMNS, type SortKey } from '../../../lib/index/schema';
 import { line, makeExchange } from '../../support/exchange';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-let tmp: string;
-let demo: string;
-
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-queries-'));
-  demo = path.join(tmp, 'demo');
-  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', demo], { cwd: ROOT, encoding: 'utf8' });
-  expect(r.status, r.stderr).toBe(0);
-});
-afterAll(async () => {
-  await fsp.rm(tmp, { recursive: true, force: true });
-});
+const fx = useDemo('callscope-queries-');
 
 async function openIndex(dir: string) {
-  const index = await CallscopeIndex.open([{ path: demo }], dir);
+  const index = await CallscopeIndex.open([{ path: fx.demo }], dir);
   await index.refresh();
   return index;
 }
 
 describe('filtered pages', () => {
   it('every filter pages in sort order without duplicates or holes, and its total counts the matches', async () => {
-    const index = await openIndex(path.join(tmp, 'idx-pages'));
+    const index = await openIndex(path.join(fx.tmp, 'idx-pages'));
     const run = index.listRuns().find((r) => r.id === 'workplace-assistant')!;
     const all = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 10_000 })!.rollouts;
     const server = all.find((r) => r.model_servers)!.model_servers!.split('|').filter(Boolean)[0];
@@ -71,7 +59,7 @@ describe('filtered pages', () => {
 
 describe('page plans', () => {
   it('every filter x sort key x order x plan pages exactly like a brute-force sort of the matching rows', async () => {
-    const index = await openIndex(path.join(tmp, 'idx-plans'));
+    const index = await openIndex(path.join(fx.tmp, 'idx-plans'));
     {
       const run = index.listRuns().find((r) => r.id === 'workplace-assistant')!;
       const runNo = index.runSource(run.id)!.no;
@@ -136,7 +124,7 @@ describe('page plans', () => {
 
 describe('run totals', () => {
   it('are kept between reads and follow every change, made by this connection or by another process', async () => {
-    const dir = path.join(tmp, 'idx-totals');
+    const dir = path.join(fx.tmp, 'idx-totals');
     const a = await openIndex(dir);
     const calls = () => a.listRuns().find((r) => r.id === 'workplace-assistant')!.totals.calls;
     const before = calls();
@@ -144,7 +132,7 @@ describe('run totals', () => {
     const captures = a.runSource('workplace-assistant')!.captureDir!;
     const file = path.join(captures, (await fsp.readdir(captures)).find((n) => n.endsWith('.capture.jsonl'))!);
     appendFileSync(file, line(makeExchange({ model_call_id: 'totals-1' })));
-    const b = await CallscopeIndex.open([{ path: demo }], dir); // another connection, as another process would have
+    const b = await CallscopeIndex.open([{ path: fx.demo }], dir); // another connection, as another process would have
     await b.refreshPaths(new Set([file]));
     b.close();
     expect(calls()).toBe(before + 1);
@@ -157,7 +145,7 @@ describe('run totals', () => {
 
 describe('compare figures', () => {
   it('are the same from a fresh process over an unchanged index, and follow a change to the run', async () => {
-    const dir = path.join(tmp, 'idx-compare');
+    const dir = path.join(fx.tmp, 'idx-compare');
     const first = await openIndex(dir);
     const before = first.compare(['workplace-assistant']);
     first.close();
@@ -177,8 +165,8 @@ describe('compare figures', () => {
 
   it('a change to one run recomputes only the changed batch, equals a recompute from scratch, and keeps other runs\' figures', async () => {
     const small = { compareBatchShift: 2, compareFillMin: 1 }; // 4 rollouts per batch
-    const dir = path.join(tmp, 'idx-compare-runs');
-    const index = await CallscopeIndex.open([{ path: demo }], dir, small);
+    const dir = path.join(fx.tmp, 'idx-compare-runs');
+    const index = await CallscopeIndex.open([{ path: fx.demo }], dir, small);
     await index.refresh();
     await index.compareFilled();
     const ids = index.listRuns().filter((r) => r.capture_dir).map((r) => r.id);
@@ -218,7 +206,7 @@ describe('compare figures', () => {
     expect(JSON.parse(whole()!).comparison.totals.calls).toBe(after.runs[0].totals.calls);
     index.close();
     // From scratch: a fresh index over the same files.
-    const fresh = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-runs-fresh'), small);
+    const fresh = await CallscopeIndex.open([{ path: fx.demo }], path.join(fx.tmp, 'idx-compare-runs-fresh'), small);
     await fresh.refresh();
     expect(fresh.compare(ids)).toEqual(after);
     fresh.close();
@@ -226,14 +214,14 @@ describe('compare figures', () => {
 
   it('are filled in the background by the first pass over an index that has none (as one from an older version)', async () => {
     const small = { compareBatchShift: 2, compareFillMin: 1 };
-    const dir = path.join(tmp, 'idx-compare-upgrade');
-    const first = await CallscopeIndex.open([{ path: demo }], dir, small);
+    const dir = path.join(fx.tmp, 'idx-compare-upgrade');
+    const first = await CallscopeIndex.open([{ path: fx.demo }], dir, small);
     await first.refresh();
     await first.compareFilled();
     const expected = first.compare(first.listRuns().map((r) => r.id));
     first.db.exec('DELETE FROM compare_batches; DELETE FROM run_stats;');
     first.close();
-    const second = await CallscopeIndex.open([{ path: demo }], dir, small);
+    const second = await CallscopeIndex.open([{ path: fx.demo }], dir, small);
     await second.refresh(); // nothing to ingest
     await second.compareFilled();
     const stored = second.db.prepare('SELECT count(*) FROM compare_batches').pluck().get() as number;
@@ -245,9 +233,9 @@ describe('compare figures', () => {
   });
 
   it('merged from many small batches, equal the figures of one batch and a brute-force computation over the rows', async () => {
-    const many = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-many'), { compareBatchShift: 1 });
+    const many = await CallscopeIndex.open([{ path: fx.demo }], path.join(fx.tmp, 'idx-compare-many'), { compareBatchShift: 1 });
     await many.refresh();
-    const one = await CallscopeIndex.open([{ path: demo }], path.join(tmp, 'idx-compare-one'), { compareBatchShift: 24 });
+    const one = await CallscopeIndex.open([{ path: fx.demo }], path.join(fx.tmp, 'idx-compare-one'), { compareBatchShift: 24 });
     await one.refresh();
     const ids = many.listRuns().map((r) => r.id);
     const a = many.compare(ids)!;

@@ -2,15 +2,14 @@
 // lossless one (scanStrict in python mode): on every line, real, generated or damaged, what the index stores of
 // the line must be identical, in both modes (with a capture dir the attached calls are only counted). Also
 // checks that the fast path does answer for ordinary lines, and the attachment's rollout_id naming the rollout.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scanShallowFast } from '../../../lib/capture/json';
 import { readRolloutLine } from '../../../lib/index/rollout-line';
 import { storedRolloutLine } from '../../../lib/index/rollouts-read';
+import { useDemo } from '../../support/demo';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const DATA = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
@@ -93,21 +92,15 @@ function mutate(text: string, [at, kind, ch]: [number, string, string]): Buffer 
   return Buffer.concat([b.subarray(0, i), c, b.subarray(i + 1)]);
 }
 
-let tmp: string;
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-rollout-fast-'));
-});
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const fx = useDemo('callscope-rollout-fast-');
 
 describe('fast rollout-line scan = lossless scan (what the index stores)', () => {
   it('the real NeMo Gym rollout files and the demo data, line by line, and the fast path answers for them', () => {
-    const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(tmp, 'demo')], { cwd: ROOT, encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
     const files = [
       ...readdirSync(DATA).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(DATA, f)),
-      ...readdirSync(path.join(tmp, 'demo'), { recursive: true, encoding: 'utf8' })
+      ...readdirSync(fx.demo, { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('rollouts.jsonl'))
-        .map((f) => path.join(tmp, 'demo', f)),
+        .map((f) => path.join(fx.demo, f)),
     ];
     let lines = 0;
     fastAnswered = 0;
