@@ -142,7 +142,8 @@ async function listenAndServe(
     await runNextBuild(PROJECT_ROOT, io);
   }
   // Also over a build made by `next build` itself (npm run build): cheap when every chunk is marked already.
-  await addCompileHints(PROJECT_ROOT);
+  // Only a speed-up: a build that cannot be written (a read-only install) is served as it is.
+  await addCompileHints(PROJECT_ROOT).catch(() => 0);
   // Next loads while the server already listens; requests for it wait here.
   const nextHandler = (async () => {
     const { default: next } = await import('next');
