@@ -3,6 +3,7 @@
 // parallel parts, so that the browser receives and parses about 1 MB per task instead of 4 MB in one (30,000
 // calls). With every column, the body is the same text as JSON.stringify of the whole object.
 import type { CallColumns } from '../view/series';
+import { CALL_COLUMNS_ALWAYS } from './schemas';
 
 export type ColumnTexts = [key: string, json: string][];
 
@@ -11,7 +12,7 @@ export function columnTexts(c: CallColumns): ColumnTexts {
   return Object.entries(c).map(([k, v]) => [k, JSON.stringify(v)]);
 }
 
-const ALWAYS = new Set(['n', 'strings', 't0', 'servers']);
+const ALWAYS = new Set(CALL_COLUMNS_ALWAYS);
 
 /** The body holding `fields` (all columns when undefined) and the columns every answer carries. */
 export function columnsBody(texts: ColumnTexts, fields?: readonly string[]): string {

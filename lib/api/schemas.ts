@@ -147,8 +147,10 @@ export const CallColumnsSchema = z.object({
   tool_calls: z.array(z.number().int()),
   servers: z.array(z.string()).describe("model servers (model_ref.name) in order of first appearance"),
 });
-/** The columns of CallColumnsSchema a client may ask for by name; the others (`n`, `strings`, `t0`, `servers`) always come. */
-export const CALL_COLUMN_NAMES = Object.keys(CallColumnsSchema.shape).filter((k) => !['n', 'strings', 't0', 'servers'].includes(k)) as [string, ...string[]];
+/** The columns of CallColumnsSchema every answer carries (what the others are read with). */
+export const CALL_COLUMNS_ALWAYS: readonly string[] = ['n', 'strings', 't0', 'servers'];
+/** The columns of CallColumnsSchema a client may ask for by name. */
+export const CALL_COLUMN_NAMES = Object.keys(CallColumnsSchema.shape).filter((k) => !CALL_COLUMNS_ALWAYS.includes(k)) as [string, ...string[]];
 export const CallColumnsQuerySchema = z
   .object({
     fields: z

@@ -1060,13 +1060,10 @@ function reducedRequest(b: Buffer, i: number, out: string[]): number {
   }
   out.push('{');
   for (;;) {
-    if (b[i] !== C.Quote) return -1;
     const keyStart = i;
-    const keyEnd = plainKeyEnd(b, i);
-    if (keyEnd < 0) return -1;
-    i = wsAt(b, keyEnd + 1);
-    if (b[i] !== C.Colon) return -1;
-    i = wsAt(b, i + 1);
+    i = memberValue(b, i, false);
+    if (i < 0) return -1;
+    const keyEnd = memberKeyEnd;
     const c = b[i];
     let end: number;
     if (bytesEqual(b, keyStart + 1, keyEnd, 'model')) {
@@ -1090,6 +1087,24 @@ function reducedRequest(b: Buffer, i: number, out: string[]): number {
     out.push(objectClosed ? '}' : ',');
     if (objectClosed) return i;
   }
+}
+
+/** Set by memberValue: the index of the closing quote of the member's key. */
+let memberKeyEnd = 0;
+
+/**
+ * The start of the value of the object member whose key opens at `i` (a plain key: no escape, no control byte;
+ * `noIndexKey`: not starting with a digit either), past its colon; -1 to decline.
+ */
+function memberValue(b: Buffer, i: number, noIndexKey: boolean): number {
+  if (b[i] !== C.Quote) return -1;
+  const keyEnd = plainKeyEnd(b, i);
+  if (keyEnd < 0) return -1;
+  if (noIndexKey && b[i + 1] >= C.Zero && b[i + 1] <= C.Nine) return -1;
+  const colon = wsAt(b, keyEnd + 1);
+  if (b[colon] !== C.Colon) return -1;
+  memberKeyEnd = keyEnd;
+  return wsAt(b, colon + 1);
 }
 
 /** Set by nextMember: the member was the object's last (a closing brace, not a comma, followed it). */
@@ -1147,15 +1162,10 @@ export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
   let response: ValueSpan | null = null;
   let reducedReq = false;
   for (;;) {
-    if (b[i] !== C.Quote) return null;
     const keyStart = i;
-    const keyEnd = plainKeyEnd(b, i);
-    if (keyEnd < 0) return null;
-    const k0 = b[keyStart + 1];
-    if (k0 >= C.Zero && k0 <= C.Nine) return null;
-    i = wsAt(b, keyEnd + 1);
-    if (b[i] !== C.Colon) return null;
-    i = wsAt(b, i + 1);
+    i = memberValue(b, i, true);
+    if (i < 0) return null;
+    const keyEnd = memberKeyEnd;
     const start = i;
     const isRequest = bytesEqual(b, keyStart + 1, keyEnd, 'request');
     if (isRequest) {
@@ -1249,16 +1259,10 @@ export function scanShallowFast(b: Buffer, shallow: Record<string, readonly stri
   const countParent = count && dot > 0 ? count.slice(0, dot) : null;
   const countKey = count && dot > 0 ? count.slice(dot + 1) : null;
   for (;;) {
-    if (b[i] !== C.Quote) return null;
     const keyStart = i;
-    const keyEnd = plainKeyEnd(b, i);
-    if (keyEnd < 0) return null;
-    const k0 = b[keyStart + 1];
-    if (k0 >= C.Zero && k0 <= C.Nine) return null;
-    const key = (b as SliceBuffer).utf8Slice(keyStart + 1, keyEnd);
-    i = wsAt(b, keyEnd + 1);
-    if (b[i] !== C.Colon) return null;
-    i = wsAt(b, i + 1);
+    i = memberValue(b, i, true);
+    if (i < 0) return null;
+    const key = (b as SliceBuffer).utf8Slice(keyStart + 1, memberKeyEnd);
     const start = i;
     const isCapture = key === CAPTURE_KEY;
     if (isCapture) {
@@ -1314,14 +1318,10 @@ function reducedShallow(
   }
   let first = true;
   for (;;) {
-    if (b[i] !== C.Quote) return -1;
     const keyStart = i;
-    const keyEnd = plainKeyEnd(b, i);
-    if (keyEnd < 0) return -1;
-    const key = (b as SliceBuffer).utf8Slice(keyStart + 1, keyEnd);
-    i = wsAt(b, keyEnd + 1);
-    if (b[i] !== C.Colon) return -1;
-    i = wsAt(b, i + 1);
+    i = memberValue(b, i, false);
+    if (i < 0) return -1;
+    const key = (b as SliceBuffer).utf8Slice(keyStart + 1, memberKeyEnd);
     const c = b[i];
     let end: number;
     if (keep.includes(key)) {
