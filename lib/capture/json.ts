@@ -1089,6 +1089,14 @@ function reducedRequest(b: Buffer, i: number, out: string[]): number {
   }
 }
 
+/** Where the first member of the top-level object `b` starts; -1 when `b` is not an object with members. */
+function firstMember(b: Buffer): number {
+  let i = wsAt(b, 0);
+  if (b[i] !== C.LBrace) return -1;
+  i = wsAt(b, i + 1);
+  return b[i] === C.RBrace ? -1 : i;
+}
+
 /** Set by memberValue: the index of the closing quote of the member's key. */
 let memberKeyEnd = 0;
 
@@ -1152,10 +1160,8 @@ function checkedStringEnd(b: Buffer, i: number): number {
 /** See the section comment: scanStrict(b, { request: ['model'] }) or null. `b` must be valid UTF-8. */
 export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
   const n = b.length;
-  let i = wsAt(b, 0);
-  if (b[i] !== C.LBrace) return null;
-  i = wsAt(b, i + 1);
-  if (b[i] === C.RBrace) return null;
+  let i = firstMember(b);
+  if (i < 0) return null;
   const out: string[] = [];
   let copied = 0; // bytes [0, copied) are already in `out`
   let request: ValueSpan | null = null;
@@ -1246,10 +1252,8 @@ const CAPTURE_KEY = 'ng_model_call_capture';
 
 export function scanShallowFast(b: Buffer, shallow: Record<string, readonly string[]>, count: string | null): FastShallowScan | null {
   const n = b.length;
-  let i = wsAt(b, 0);
-  if (b[i] !== C.LBrace) return null;
-  i = wsAt(b, i + 1);
-  if (b[i] === C.RBrace) return null;
+  let i = firstMember(b);
+  if (i < 0) return null;
   const out: string[] = [];
   const scalars: string[] = [];
   let copied = 0;
