@@ -2,7 +2,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { formatCount, formatMs, formatReward } from '@/lib/view/format';
-import type { RolloutItem, SortKey, TokenField } from '@/lib/view/table';
+import { shownTokens, type RolloutItem, type SortKey, type TokenField } from '@/lib/view/table';
 import { GapBadges } from './gap-badges';
 import { RolloutIdCell } from './rollout-id-cell';
 import { TokenCell } from './token-cell';
@@ -22,9 +22,19 @@ function tokens(field: TokenField, header: string, label: string, maxima: Record
     id: field,
     header,
     meta: { sortKey: field === 'cached_tokens' ? 'tokens_cached' : field, width: 76, align: 'right', title: `${label} per rollout (bars relative to this page's maximum)` },
-    cell: ({ row: { original: r } }) => (
-      <TokenCell value={r[field]} max={maxima[field]} label={label} note={field === 'tokens_in' && r.cached_tokens !== null ? `${formatCount(r.cached_tokens)} cached` : undefined} />
-    ),
+    cell: ({ row: { original: r } }) => {
+      const shown = shownTokens(r, r.num_calls, field);
+      const cached = shownTokens(r, r.num_calls, 'cached_tokens').value;
+      return (
+        <TokenCell
+          value={shown.value}
+          max={maxima[field]}
+          label={label}
+          fromUsage={shown.fromUsage}
+          note={field === 'tokens_in' && cached !== null ? `${formatCount(cached)} cached` : undefined}
+        />
+      );
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import { flexRender, getCoreRowModel, useReactTable, type Row } from '@tanstack/
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { cx } from '@/components/ui/cn';
-import { pageMaxima, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
+import { pageMaxima, shownTokenRows, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
 import { rolloutColumns, type ColumnMeta } from './rollout-columns';
 import { SortHeader } from './sort-header';
 
@@ -27,7 +27,7 @@ interface Props {
 export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, changed, footer, busy }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const maxima = useMemo(() => pageMaxima(rows, TOKEN_FIELDS), [rows]);
+  const maxima = useMemo(() => pageMaxima(shownTokenRows(rows), TOKEN_FIELDS), [rows]);
   const columns = useMemo(() => rolloutColumns(run, maxima), [run, maxima]);
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.key, manualSorting: true });
   const virtualizer = useVirtualizer({

@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { RunProgress } from '@/components/runs/run-progress';
 import type { RunInfo } from '@/lib/index/index';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
+import { shownTokens, type TokenField } from '@/lib/view/table';
 
 function Stat({ label, value, title }: { label: string; value: string; title?: string }) {
   return (
@@ -17,6 +18,11 @@ export function RunHeader({ run }: { run: RunInfo }) {
   const t = run.totals;
   const files = [run.rollouts_file, run.failures_file, run.capture_dir].filter((f): f is string => f !== null);
   const tokens = (n: number | null) => (n === null ? '—' : `${formatCompact(n)} tok`);
+  // Without captured calls, the token figures are the sums of the rollout lines' own response.usage (said so).
+  const shown = (f: TokenField) => shownTokens(t, t.calls, f).value;
+  const usage = t.calls === 0 && t.response_usage ? t.response_usage : null;
+  const label = (name: string) => (usage ? `${name} (response.usage)` : name);
+  const usageNote = usage ? ` — the sum of ${formatCount(usage.rollouts)} rollout lines' response.usage: no captured calls` : '';
   return (
     <header className="mb-4 space-y-3">
       <nav aria-label="breadcrumb" className="text-sm text-muted">
@@ -37,10 +43,10 @@ export function RunHeader({ run }: { run: RunInfo }) {
       <dl className="flex flex-wrap gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm">
         <Stat label="Rollouts" value={`${formatCount(t.rollouts)}${t.failed ? ` (${formatCount(t.failed)} failed)` : ''}`} />
         <Stat label="Calls" value={formatCount(t.calls)} />
-        <Stat label="Tokens in" value={tokens(t.tokens_in)} title={`${formatCount(t.tokens_in)} (${formatCount(t.cached_tokens)} cached)`} />
-        <Stat label="Tokens out" value={tokens(t.tokens_out)} title={formatCount(t.tokens_out)} />
-        <Stat label="Reasoning" value={tokens(t.tokens_reasoning)} title={formatCount(t.tokens_reasoning)} />
-        <Stat label="Total" value={tokens(t.tokens_total)} title={formatCount(t.tokens_total)} />
+        <Stat label={label('Tokens in')} value={tokens(shown('tokens_in'))} title={`${formatCount(shown('tokens_in'))} (${formatCount(shown('cached_tokens'))} cached)${usageNote}`} />
+        <Stat label={label('Tokens out')} value={tokens(shown('tokens_out'))} title={`${formatCount(shown('tokens_out'))}${usageNote}`} />
+        <Stat label={label('Reasoning')} value={tokens(shown('tokens_reasoning'))} title={`${formatCount(shown('tokens_reasoning'))}${usageNote}`} />
+        <Stat label={label('Total')} value={tokens(shown('tokens_total'))} title={`${formatCount(shown('tokens_total'))}${usageNote}`} />
         <Stat label="Latency Σ" value={formatMs(t.latency_sum)} />
         <Stat label="Errors" value={formatCount(t.errors)} />
         <Stat label="Gaps" value={formatCount(t.gaps)} />

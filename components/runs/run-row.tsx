@@ -3,15 +3,19 @@ import { Badge } from '@/components/ui/badge';
 import { Checkbox } from '@/components/ui/checkbox';
 import { cx } from '@/components/ui/cn';
 import type { RunInfo } from '@/lib/index/index';
+import type { ResponseUsageTotals } from '@/lib/index/queries';
 import { formatCompact, formatCount, formatReward } from '@/lib/view/format';
+import { shownTokens, TOKEN_FIELDS } from '@/lib/view/table';
 import { RunProgress } from './run-progress';
 
 const num = 'px-3 py-2 text-right tabular-nums';
 
-function Tokens({ n }: { n: number | null }) {
+/** A run's token total; `usage`: the sum of its rollout lines' response.usage (it has no captured calls), in italics. */
+function Tokens({ n, usage }: { n: number | null; usage: ResponseUsageTotals | null }) {
+  const note = usage ? ` (the response.usage of ${formatCount(usage.rollouts)} rollout lines: no captured calls)` : '';
   return (
-    <td className={num} title={n === null ? 'unknown' : `${formatCount(n)} tokens`}>
-      {n === null ? <span className="text-muted">{formatCompact(n)}</span> : formatCompact(n)}
+    <td className={num} title={n === null ? `unknown${note}` : `${formatCount(n)} tokens${note}`}>
+      {n === null ? <span className="text-muted">{formatCompact(n)}</span> : <span className={usage ? 'italic' : undefined}>{formatCompact(n)}</span>}
     </td>
   );
 }
@@ -31,8 +35,8 @@ export function RunRow({ run, selected, onSelect, live }: { run: RunInfo; select
             {run.id}
           </Link>
           {live ? <Badge tone="good" title="This run received changes in the last seconds">live</Badge> : null}
-          {!run.capture_dir ? <Badge title="No capture dir: calls come from the rollout lines' attachments">rollouts only</Badge> : null}
-          {!run.rollouts_file ? <Badge title="No rollouts file: no rewards or task indices">capture only</Badge> : null}
+          {!run.capture_dir ? <Badge className="shrink-0 whitespace-nowrap" title="No capture dir: calls come from the rollout lines' attachments">rollouts only</Badge> : null}
+          {!run.rollouts_file ? <Badge className="shrink-0 whitespace-nowrap" title="No rollouts file: no rewards or task indices">capture only</Badge> : null}
         </div>
         {run.progress.state !== 'ready' ? <RunProgress progress={run.progress} /> : null}
       </td>
@@ -45,11 +49,10 @@ export function RunRow({ run, selected, onSelect, live }: { run: RunInfo; select
         ) : null}
       </td>
       <td className={num}>{formatCount(t.calls)}</td>
-      <Tokens n={t.tokens_in} />
-      <Tokens n={t.tokens_out} />
-      <Tokens n={t.tokens_reasoning} />
-      <Tokens n={t.cached_tokens} />
-      <Tokens n={t.tokens_total} />
+      {TOKEN_FIELDS.map((f) => {
+        const shown = shownTokens(t, t.calls, f);
+        return <Tokens key={f} n={shown.value} usage={shown.fromUsage ? t.response_usage : null} />;
+      })}
       <td className={cx(num, t.errors > 0 && 'text-bad')}>{formatCount(t.errors)}</td>
       <td className={cx(num, t.gaps > 0 && 'text-warn')}>{formatCount(t.gaps)}</td>
       <td className={num}>{formatReward(t.mean_reward)}</td>

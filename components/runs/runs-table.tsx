@@ -76,6 +76,12 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
           </tbody>
         </table>
       </div>
+      {runs.some((r) => r.totals.calls === 0 && r.totals.response_usage) ? (
+        <p className="text-xs text-muted">
+          Token figures in <span className="italic">italics</span> are sums of the rollout lines&apos; own <code>response.usage</code>: those runs have no
+          captured calls. An agent&apos;s response.usage may count its last turn only or the whole rollout.
+        </p>
+      ) : null}
     </div>
   );
 }

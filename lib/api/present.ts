@@ -1,5 +1,5 @@
 // Index rows as the API (and the pages) present them: gaps parsed, tag lists split, flags as booleans.
-import type { RolloutRow } from '../index/queries';
+import { responseUsage, type RolloutRow } from '../index/queries';
 
 const tags = (t: string | null) => (t ? t.split('|').filter(Boolean) : []);
 
@@ -43,6 +43,7 @@ export function presentRollout(r: RolloutRow) {
     incomplete: r.marker === 1,
     unreadable: r.unreadable,
     attachment_mismatch: r.mismatch === 1,
+    response_usage: responseUsage(r),
   };
 }
 export type PresentedRollout = ReturnType<typeof presentRollout>;

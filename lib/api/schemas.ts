@@ -47,6 +47,17 @@ export const ErrorSchema = z.object({ error: z.object({ code: z.enum(['bad_reque
 export const HealthSchema = z.object({ ok: z.boolean(), version: z.string() });
 
 const nullableNumber = z.number().nullable();
+const usageFields = {
+  tokens_in: nullableNumber,
+  tokens_out: nullableNumber,
+  tokens_reasoning: nullableNumber,
+  cached_tokens: nullableNumber,
+  tokens_total: nullableNumber,
+};
+const ResponseUsageSchema = z
+  .object(usageFields)
+  .nullable()
+  .describe("the rollout line's own response.usage read as a call's usage is (spec §3.1, §3.2); null without one. Not the captured calls' sums");
 export const RunSchema = z.object({
   id: z.string(),
   rollouts_file: z.string().nullable(),
@@ -73,6 +84,10 @@ export const RunSchema = z.object({
     gaps: z.number(),
     mean_reward: nullableNumber,
     model_servers: z.array(z.string()),
+    response_usage: z
+      .object({ rollouts: z.number().describe('rollout lines with a response.usage'), ...usageFields })
+      .nullable()
+      .describe("sums of the rollout lines' own response.usage; null when no line has one"),
   }),
 });
 export const RunsResponseSchema = z.object({ runs: z.array(RunSchema) });
@@ -108,6 +123,7 @@ export const RolloutRowSchema = z.object({
   incomplete: z.boolean(),
   unreadable: z.number(),
   attachment_mismatch: z.boolean(),
+  response_usage: ResponseUsageSchema,
 });
 export const RolloutPageSchema = z.object({ total: z.number(), rollouts: z.array(RolloutRowSchema), next_cursor: z.string().nullable() });
 

@@ -1018,12 +1018,18 @@ function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): 
 
 /** Set by skippedContainerEnd: the container's elements that are objects (countArrayObjects, for an array). */
 let skippedObjects = 0;
+/**
+ * Set by skippedContainerEnd: the container has a scalar (not string) element of its own. countArrayObjects
+ * validates such elements (Parser.skipValue parses scalars), the structural walk does not.
+ */
+let skippedScalars = false;
 
 /** The end of the container at `i` walked structurally (as Parser.skipValue does), or -1. */
 function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
   const n = b.length;
   let level = 0;
   let objects = 0;
+  skippedScalars = false;
   while (i < n) {
     const c = b[i];
     if (c === C.Quote) {
@@ -1042,6 +1048,8 @@ function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
         skippedObjects = objects;
         return i + 1;
       }
+    } else if (level === 1 && c !== C.Comma && c !== C.Colon && c !== C.Space && c !== C.Lf && c !== C.Cr && c !== C.Tab) {
+      skippedScalars = true;
     }
     i++;
   }
@@ -1234,8 +1242,9 @@ export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
 // (rollout-line.ts), it declines (returns null) and the caller runs scanStrict:
 //   - NaN, Infinity and any invalid token (JSON.parse throws); an integer of 16 or more digits, or `-0`, kept;
 //   - a float with an integral or non-finite value (a JsonFloat losslessly, a plain number here) where the reader
-//     tells them apart: under a top-level `_ng_*` key (rollout indices, ids), and in `ng_model_call_capture`
-//     except its `metrics` (read as numbers either way); elsewhere (`reward`, task fields) both read the same;
+//     tells them apart: under a top-level `_ng_*` key (rollout indices, ids), in `ng_model_call_capture` except its
+//     `metrics` (read as numbers either way), and in a kept `usage` (token counts: a float is not one); elsewhere
+//     (`reward`, task fields) both read the same;
 //   - an array-index-like key in a kept part, a key with an escape or a control character at the top level or in a
 //     shallow object, a second `ng_model_call_capture`, nesting deeper than FAST_DEPTH, anything not an object.
 // Skipped scalars are collected and validated by JSON.parse; skipped strings and containers are walked
@@ -1330,7 +1339,7 @@ function reducedShallow(
     let end: number;
     if (keep.includes(key)) {
       keptIntegralFloat = false;
-      end = keptValueEnd(b, i, 2, isCapture);
+      end = keptValueEnd(b, i, 2, isCapture || key === 'usage');
       if (end < 0) return -1;
       if (keptIntegralFloat && key !== 'metrics') return -1;
       if (!first) out.push(',');
@@ -1343,7 +1352,11 @@ function reducedShallow(
     } else if (c === C.LBrace || c === C.LBracket) {
       end = skippedContainerEnd(b, i, 2);
       if (end < 0) return -1;
-      if (key === counting) shallowCounted = c === C.LBracket ? skippedObjects : 0;
+      if (key === counting) {
+        // A scalar element of the counted array is validated by countArrayObjects: left to the lossless scan.
+        if (c === C.LBracket && skippedScalars) return -1;
+        shallowCounted = c === C.LBracket ? skippedObjects : 0;
+      }
     } else {
       end = i;
       while (end < b.length && SCALAR_END[b[end]] === 0) end++;

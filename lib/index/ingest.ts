@@ -108,7 +108,8 @@ export class Ingestor {
       unlinkLineFile: db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL WHERE line_file = ?'),
       upsertLine: db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
         task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
-        attached_tokens_total = ?, attached_gaps = ?, source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
+        attached_tokens_total = ?, attached_gaps = ?, usage_in = ?, usage_out = ?, usage_reasoning = ?, usage_cached = ?, usage_total = ?,
+        source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
       insertLineRollout: db.prepare("INSERT INTO rollouts (run_no, key, source) VALUES (?, ?, 'line')"),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
     };
@@ -548,10 +549,12 @@ export class Ingestor {
         existing = this.stmt.lineRolloutByKey.get(runNo, key) as typeof existing;
       }
       const pk = existing ? existing.pk : Number(this.stmt.insertLineRollout.run(runNo, key).lastInsertRowid);
+      const u = l.usage;
       this.stmt.upsertLine.run(
         l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
         l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
         l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
+        u?.tokensIn ?? null, u?.tokensOut ?? null, u?.tokensReasoning ?? null, u?.cachedTokens ?? null, u?.tokensTotal ?? null,
         hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
       );
       if (!hasCaptureDir && l.attachment) {

@@ -33,7 +33,8 @@ export const isCursorError = (err: unknown): boolean => err instanceof Error && 
 
 export const ROLLOUT_COLUMNS = `pk, key, rollout_id, line_no, reward, task_index, rollout_index, attempt, failure_class, agent, task, source,
   num_calls, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_sum, latency_max, ttft_p50, errors, gaps,
-  gap_count, model_servers, dialects, error_categories, started_at, completed_at, marker, unreadable, mismatch, attached_calls, attached_tokens_total`;
+  gap_count, model_servers, dialects, error_categories, started_at, completed_at, marker, unreadable, mismatch, attached_calls, attached_tokens_total,
+  usage_in, usage_out, usage_reasoning, usage_cached, usage_total`;
 
 export interface RolloutRow {
   pk: number;
@@ -70,6 +71,12 @@ export interface RolloutRow {
   mismatch: number;
   attached_calls: number | null;
   attached_tokens_total: number | null;
+  /** The rollout line's own response.usage (rollout-line.ts, LineUsage); all null without one. */
+  usage_in: number | null;
+  usage_out: number | null;
+  usage_reasoning: number | null;
+  usage_cached: number | null;
+  usage_total: number | null;
 }
 
 function sortExpression(sort: SortKey): string {
@@ -279,6 +286,26 @@ export interface RunTotals {
   gaps: number;
   mean_reward: number | null;
   model_servers: string[];
+  /** Sums of the rollout lines' own response.usage, over the `rollouts` that have one; null when none has. */
+  response_usage: ResponseUsageTotals | null;
+}
+
+export interface ResponseUsage {
+  tokens_in: number | null;
+  tokens_out: number | null;
+  tokens_reasoning: number | null;
+  cached_tokens: number | null;
+  tokens_total: number | null;
+}
+
+export interface ResponseUsageTotals extends ResponseUsage {
+  rollouts: number;
+}
+
+/** A rollout row's response.usage, null without one. */
+export function responseUsage(r: RolloutRow): ResponseUsage | null {
+  if (r.usage_in === null && r.usage_out === null && r.usage_reasoning === null && r.usage_cached === null && r.usage_total === null) return null;
+  return { tokens_in: r.usage_in, tokens_out: r.usage_out, tokens_reasoning: r.usage_reasoning, cached_tokens: r.usage_cached, tokens_total: r.usage_total };
 }
 
 export function runTotals(db: Database.Database, runNo: number): RunTotals {
@@ -287,10 +314,17 @@ export function runTotals(db: Database.Database, runNo: number): RunTotals {
       `SELECT count(*) AS rollouts, count(failure_class) AS failed, IFNULL(sum(num_calls), 0) AS calls, sum(tokens_in) AS tokens_in,
         sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning, sum(tokens_total) AS tokens_total,
         sum(cached_tokens) AS cached_tokens, sum(latency_sum) AS latency_sum, IFNULL(sum(errors), 0) AS errors,
-        IFNULL(sum(gap_count), 0) AS gaps, avg(reward) AS mean_reward FROM rollouts WHERE run_no = ?`,
+        IFNULL(sum(gap_count), 0) AS gaps, avg(reward) AS mean_reward,
+        count(IFNULL(usage_in, IFNULL(usage_out, IFNULL(usage_reasoning, IFNULL(usage_cached, usage_total))))) AS usage_rollouts,
+        sum(usage_in) AS usage_in, sum(usage_out) AS usage_out, sum(usage_reasoning) AS usage_reasoning,
+        sum(usage_cached) AS usage_cached, sum(usage_total) AS usage_total FROM rollouts WHERE run_no = ?`,
     )
-    .get(runNo) as Omit<RunTotals, 'model_servers'>;
+    .get(runNo) as Omit<RunTotals, 'model_servers' | 'response_usage'> & { usage_rollouts: number } & Record<`usage_${'in' | 'out' | 'reasoning' | 'cached' | 'total'}`, number | null>;
   const tags = db.prepare('SELECT DISTINCT model_servers FROM rollouts WHERE run_no = ? AND model_servers IS NOT NULL').pluck().all(runNo) as string[];
   const servers = [...new Set(tags.flatMap((t) => t.split('|').filter(Boolean)))].sort();
-  return { ...t, model_servers: servers };
+  const { usage_rollouts, usage_in, usage_out, usage_reasoning, usage_cached, usage_total, ...totals } = t;
+  const response_usage: ResponseUsageTotals | null = usage_rollouts
+    ? { rollouts: usage_rollouts, tokens_in: usage_in, tokens_out: usage_out, tokens_reasoning: usage_reasoning, cached_tokens: usage_cached, tokens_total: usage_total }
+    : null;
+  return { ...totals, model_servers: servers, response_usage };
 }

@@ -4,6 +4,7 @@ import { rolloutIdOfLine } from '../capture/ids';
 import { isUtf8 } from 'node:buffer';
 import { countArrayObjects, isJsonObject, numericValue, parsePython, scanShallowFast, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
 import { stripAscii } from '../capture/bytes';
+import { cacheSignal, extractTokenStats } from '../capture/record';
 
 const SHALLOW = {
   responses_create_params: [],
@@ -28,6 +29,18 @@ export interface RolloutAttachment {
   gaps: JsonValue[];
 }
 
+/**
+ * The token counts of the line's own `response.usage` (what the agent's final response reports), read with the
+ * rules of a call's usage (spec §3.1, §3.2). Not the captured calls' sums: an agent may report one turn or all.
+ */
+export interface LineUsage {
+  tokensIn: number | null;
+  tokensOut: number | null;
+  tokensReasoning: number | null;
+  cachedTokens: number | null;
+  tokensTotal: number | null;
+}
+
 export interface RolloutLine {
   lineNo: number;
   offset: number;
@@ -43,6 +56,8 @@ export interface RolloutLine {
   task: string | null;
   search: string;
   attachment: RolloutAttachment | null;
+  /** null: no `response.usage` object, or not one count in it. */
+  usage: LineUsage | null;
 }
 
 const int = (v: JsonValue | undefined): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
@@ -70,7 +85,7 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
   if (stripped.length === 0) return null;
   const base: RolloutLine = {
     lineNo, offset, length: bytes.length, rolloutId: null, problem: null, reward: null, taskIndex: null, rolloutIndex: null,
-    attempt: null, failureClass: null, agent: null, task: null, search: `line ${lineNo}`, attachment: null,
+    attempt: null, failureClass: null, agent: null, task: null, search: `line ${lineNo}`, attachment: null, usage: null,
   };
   let row: JsonValue;
   let attachedCalls: number | null;
@@ -115,5 +130,17 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
     task: task ? task.slice(0, 500) : null,
     search: searchParts.join('\n').toLowerCase().slice(0, 4000),
     attachment,
+    usage: isJsonObject(row.response) ? lineUsage(row.response.usage) : null,
   };
+}
+
+function lineUsage(usage: JsonValue | undefined): LineUsage | null {
+  if (!isJsonObject(usage)) return null;
+  const t = extractTokenStats(usage);
+  const count = (v: number | bigint | null): number | null => (v === null ? null : Number(v));
+  const u: LineUsage = {
+    tokensIn: count(t.tokens_in), tokensOut: count(t.tokens_out), tokensReasoning: count(t.tokens_reasoning),
+    cachedTokens: count(cacheSignal(usage).cached_tokens), tokensTotal: count(t.tokens_total),
+  };
+  return Object.values(u).some((v) => v !== null) ? u : null;
 }

@@ -35,7 +35,7 @@ export function storedRolloutLine(l: RolloutLine, countCalls: boolean): StoredRo
     lineNo: l.lineNo, offset: l.offset, length: l.length, rolloutId: l.rolloutId, reward: l.reward, taskIndex: l.taskIndex,
     rolloutIndex: l.rolloutIndex, attempt: l.attempt, failureClass: l.failureClass, agent: l.agent, task: l.task,
     // A JSON object's search text joins several fields with newlines, so it is never the default's.
-    search: l.search === `line ${l.lineNo}` ? null : l.search, attachment,
+    search: l.search === `line ${l.lineNo}` ? null : l.search, attachment, usage: l.usage,
   };
 }
 

@@ -7,7 +7,7 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export const SORT_COLUMNS = {
   tokens_in: 'tokens_in',
@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS rollouts (
   reward REAL, task_index INTEGER, rollout_index INTEGER, attempt INTEGER,
   failure_class TEXT, agent TEXT, task TEXT, search TEXT,
   attached_calls INTEGER, attached_tokens_total INTEGER, attached_gaps TEXT,
+  usage_in INTEGER, usage_out INTEGER, usage_reasoning INTEGER, usage_cached INTEGER, usage_total INTEGER,
   capture_file INTEGER, marker INTEGER NOT NULL DEFAULT 0, unreadable INTEGER NOT NULL DEFAULT 0,
   source TEXT NOT NULL DEFAULT 'none',
   num_calls INTEGER NOT NULL DEFAULT 0,
@@ -134,12 +135,9 @@ export function migrate(db: Database.Database): void {
       return 0;
     }
   })();
-  if (version === 4 || version === 5) {
-    // 4 -> 5 changed indexes only: rollouts_filter covers the sort keys. 5 -> 6 adds the compare figures per batch
-    // of rollouts (compare_batches). Compare figures are recomputed.
-    if (version === 4) db.exec('DROP INDEX IF EXISTS rollouts_filter');
-    db.exec('DROP TABLE IF EXISTS run_stats');
-  } else if (version !== SCHEMA_VERSION) {
+  // An index of another version is rebuilt (7 added the rollout lines' response.usage, which needs every
+  // rollouts file read again).
+  if (version !== SCHEMA_VERSION) {
     db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS run_stats; DROP TABLE IF EXISTS compare_batches;');
   }
   db.exec(DDL);

@@ -82,6 +82,34 @@ export function nextSort(current: { sort: SortKey; order: SortOrder }, column: S
 export const TOKEN_FIELDS = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'cached_tokens', 'tokens_total'] as const;
 export type TokenField = (typeof TOKEN_FIELDS)[number];
 
+/** What a token count shown from a rollout line's response.usage (shownTokens) says of itself on hover. */
+export const USAGE_NOTE = "from the rollout line's response.usage: no captured calls";
+
+/** Token counts, from the captured calls or from a rollout line's own response.usage. */
+type TokenCounts = Record<TokenField, number | null>;
+
+/**
+ * The token count a view shows: the captured calls' sum, or, when there are no calls at all, what the rollout
+ * line's own response.usage says (`fromUsage`, to be marked as such: it is the agent's report, not a sum of calls).
+ */
+export function shownTokens(
+  t: TokenCounts & { response_usage: TokenCounts | null },
+  calls: number,
+  field: TokenField,
+): { value: number | null; fromUsage: boolean } {
+  if (calls === 0 && t.response_usage) return { value: t.response_usage[field], fromUsage: true };
+  return { value: t[field], fromUsage: false };
+}
+
+/** The token counts each row shows (shownTokens), for the page maxima of the bars. */
+export function shownTokenRows(rows: RolloutItem[]): TokenCounts[] {
+  return rows.map((r) => {
+    const out = {} as TokenCounts;
+    for (const f of TOKEN_FIELDS) out[f] = shownTokens(r, r.num_calls, f).value;
+    return out;
+  });
+}
+
 /** The largest known value of each field on the page; null when no row knows it. */
 export function pageMaxima<F extends string>(rows: Partial<Record<F, number | null>>[], fields: readonly F[]): Record<F, number | null> {
   const out = {} as Record<F, number | null>;
@@ -153,6 +181,11 @@ export const ROLLOUT_CSV_COLUMNS: CsvColumn<RolloutItem>[] = [
   { header: 'tokens_reasoning', value: (r) => r.tokens_reasoning },
   { header: 'cached_tokens', value: (r) => r.cached_tokens },
   { header: 'tokens_total', value: (r) => r.tokens_total },
+  { header: 'response_usage_tokens_in', value: (r) => r.response_usage?.tokens_in ?? null },
+  { header: 'response_usage_tokens_out', value: (r) => r.response_usage?.tokens_out ?? null },
+  { header: 'response_usage_tokens_reasoning', value: (r) => r.response_usage?.tokens_reasoning ?? null },
+  { header: 'response_usage_cached_tokens', value: (r) => r.response_usage?.cached_tokens ?? null },
+  { header: 'response_usage_tokens_total', value: (r) => r.response_usage?.tokens_total ?? null },
   { header: 'latency_sum_ms', value: (r) => r.latency_sum },
   { header: 'latency_max_ms', value: (r) => r.latency_max },
   { header: 'ttft_p50_ms', value: (r) => r.ttft_p50 },

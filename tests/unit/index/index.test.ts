@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, promises as fsp, readdirSync, readFileSync, symlinkSync, writeFileSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { presentRollout } from '../../../lib/api/present';
 import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
 import { serialize, type JsonObject } from '../../../lib/capture/json';
 import { CallscopeIndex } from '../../../lib/index/index';
@@ -80,6 +81,24 @@ describe('index over the real NeMo Gym rollout files (no capture)', () => {
     expect(page.rollouts.map((r) => r.key)).toEqual(['line-1', 'line-2', 'line-3', 'line-4', 'line-5']);
     const sm = runs.find((r) => r.id.startsWith('string_match'))!;
     expect(index.listRollouts(sm.id, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key)).toEqual(['0-0', '1-0', '2-0', '3-0', '4-0']);
+    index.close();
+  });
+
+  it("keeps each line's own response.usage (the files have no calls), per rollout and summed per run", async () => {
+    const index = await openIndex([DATA]);
+    const runs = index.listRuns();
+    const run = (prefix: string) => runs.find((r) => r.id.startsWith(prefix))!;
+    const rollout = async (prefix: string, key: string) => presentRollout((await index.rolloutDetail(run(prefix).id, key))!.rollout);
+    // Values read off the files with Python's json (input/output/total tokens, input_tokens_details.cached_tokens).
+    expect((await rollout('anyswe', '0-0')).response_usage).toEqual({ tokens_in: 174322, tokens_out: 21397, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 195719 });
+    expect((await rollout('string_match', '3-0')).response_usage).toEqual({ tokens_in: 32, tokens_out: 28, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 60 });
+    expect((await rollout('workplace', 'line-1')).response_usage).toEqual({ tokens_in: 2279, tokens_out: 61, tokens_reasoning: 0, cached_tokens: 2048, tokens_total: 2340 });
+    expect((await rollout('tau2', '102-7')).response_usage).toBeNull(); // "usage": null
+    expect(run('anyswe').totals.response_usage).toEqual({ rollouts: 5, tokens_in: 321734, tokens_out: 37746, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 359480 });
+    expect(run('string_match').totals.response_usage).toMatchObject({ rollouts: 5, tokens_in: 144, tokens_out: 233, tokens_total: 377 });
+    expect(run('tau2').totals.response_usage).toBeNull();
+    // The captured figures stay unknown: no call was captured.
+    expect(run('anyswe').totals).toMatchObject({ calls: 0, tokens_in: null, tokens_total: null });
     index.close();
   });
 });

@@ -71,7 +71,13 @@ const rolloutLine = fc
   .tuple(
     fc.array(fc.tuple(topKey, topVal), { maxLength: 6 }),
     fc.oneof(captureTok, valueTok),
-    fc.oneof(fc.constant('{"id":"r","model":"m","status":"completed","usage":{"total_tokens":5},"output":[{"type":"message"}]}'), valueTok),
+    fc.oneof(
+      fc.constant('{"id":"r","model":"m","status":"completed","usage":{"total_tokens":5},"output":[{"type":"message"}]}'),
+      fc
+        .tuple(numberTok, numberTok, numberTok)
+        .map(([a, b, c]) => `{"id":"r","usage":{"input_tokens":${a},"output_tokens":${b},"input_tokens_details":{"cached_tokens":${c}},"total_tokens":${a}}}`),
+      valueTok,
+    ),
     numberTok,
     ws,
   )
@@ -134,9 +140,14 @@ describe('fast rollout-line scan = lossless scan (what the index stores)', () =>
     ['integral float index', '{"_ng_task_index":1.0,"_ng_rollout_index":0,"reward":1.0}'],
     ['integral float in the gaps', '{"_ng_task_index":1,"_ng_rollout_index":0,"ng_model_call_capture":{"calls":[],"gaps":[{"code":"a","n":2.0}]}}'],
     ['whole-float reward', '{"_ng_task_index":1,"_ng_rollout_index":0,"reward":1.0}'],
+    ['whole-float token count in the response usage', '{"_ng_task_index":1,"_ng_rollout_index":0,"response":{"usage":{"input_tokens":5.0,"output_tokens":2}}}'],
+    ['nested whole-float cached count in the response usage', '{"response":{"id":"r","usage":{"input_tokens":5,"input_tokens_details":{"cached_tokens":1.0}}},"_ng_task_index":1}'],
+    ['big token count in the response usage', '{"response":{"usage":{"input_tokens":12345678901234567890,"total_tokens":-0}},"_ng_task_index":1}'],
     ['NaN reward', '{"_ng_task_index":1,"_ng_rollout_index":0,"reward":NaN}'],
     ['NaN in a skipped scalar', '{"responses_create_params":{"t":NaN},"_ng_task_index":1,"_ng_rollout_index":0}'],
     ['bad scalar in a skipped value', '{"responses_create_params":{"t":tru},"_ng_task_index":1,"_ng_rollout_index":0}'],
+    ['a bad scalar element in the counted calls array', '{"_ng_task_index":1,"ng_model_call_capture":{"rollout_id":"r","calls":[ alse,1,{"a":1}],"metrics":{}}}'],
+    ['scalar elements in the counted calls array', '{"_ng_task_index":1,"ng_model_call_capture":{"rollout_id":"r","calls":[false,1.5,{"a":1},"s"],"metrics":{}}}'],
     ['calls not an array', '{"_ng_task_index":1,"_ng_rollout_index":0,"ng_model_call_capture":{"calls":{"a":1},"metrics":{}}}'],
     ['calls twice', '{"_ng_task_index":1,"_ng_rollout_index":0,"ng_model_call_capture":{"calls":[{}],"calls":[{},{},3]}}'],
     ['two attachments', '{"ng_model_call_capture":{"calls":[{}]},"ng_model_call_capture":{"metrics":{}}}'],

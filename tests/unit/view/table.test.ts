@@ -3,7 +3,9 @@ import { presentRollout } from '../../../lib/api/present';
 import { RolloutQuerySchema } from '../../../lib/api/schemas';
 import type { RolloutRow } from '../../../lib/index/queries';
 import { toCsv } from '../../../lib/view/csv';
-import { activeFilters, barFraction, gapLabel, gapTitle, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, viewParams } from '../../../lib/view/table';
+import {
+  activeFilters, barFraction, gapLabel, gapTitle, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
+} from '../../../lib/view/table';
 
 describe('parseRolloutView', () => {
   it('reads the same query strings the API accepts', () => {
@@ -92,6 +94,7 @@ describe('rollout CSV columns', () => {
       cached_tokens: 0, latency_sum: 12.5, latency_max: 10, ttft_p50: null, errors: 1, gaps: JSON.stringify([{ code: 'model_call_capture_incomplete' }]),
       gap_count: 1, model_servers: '|policy|judge|', dialects: '|chat|', error_categories: '|timeout|', started_at: 1786060800, completed_at: null,
       marker: 1, unreadable: 0, mismatch: 0, attached_calls: null, attached_tokens_total: null,
+      usage_in: 174322, usage_out: 21397, usage_reasoning: 0, usage_cached: null, usage_total: 195719,
     } satisfies RolloutRow;
     const csv = toCsv(ROLLOUT_CSV_COLUMNS, [presentRollout(row)]).split('\r\n');
     const header = csv[0].split(',');
@@ -102,5 +105,37 @@ describe('rollout CSV columns', () => {
     expect(cells.gaps).toBe('model_call_capture_incomplete');
     expect(cells.started_at_utc).toBe('2026-08-07T00:00:00Z');
     expect(cells.incomplete).toBe('true');
+    expect(cells.response_usage_tokens_in).toBe('174322');
+    expect(cells.response_usage_cached_tokens).toBe('');
+    expect(cells.response_usage_tokens_total).toBe('195719');
+  });
+});
+
+describe('token counts shown (captured calls, or the line response.usage when there are none)', () => {
+  const counts = { tokens_in: null, tokens_out: null, tokens_reasoning: null, cached_tokens: null, tokens_total: null };
+  const usage = { tokens_in: 100, tokens_out: 20, tokens_reasoning: 0, cached_tokens: null, tokens_total: 120 };
+  it('a rollout without calls shows its response.usage, marked as such; unknown stays unknown', () => {
+    expect(shownTokens({ ...counts, response_usage: usage }, 0, 'tokens_in')).toEqual({ value: 100, fromUsage: true });
+    expect(shownTokens({ ...counts, response_usage: usage }, 0, 'cached_tokens')).toEqual({ value: null, fromUsage: true });
+    expect(shownTokens({ ...counts, response_usage: null }, 0, 'tokens_in')).toEqual({ value: null, fromUsage: false });
+  });
+  it('with captured calls, their sums, even when unknown and the line has a usage', () => {
+    expect(shownTokens({ ...counts, tokens_in: 7, response_usage: usage }, 2, 'tokens_in')).toEqual({ value: 7, fromUsage: false });
+    expect(shownTokens({ ...counts, response_usage: usage }, 1, 'tokens_total')).toEqual({ value: null, fromUsage: false });
+  });
+  it('page maxima of the bars use the counts shown', () => {
+    const row = (calls: number, tokens_in: number | null, u: typeof usage | null) =>
+      presentRollout({
+        pk: 1, key: 'k', rollout_id: null, line_no: 1, reward: null, task_index: null, rollout_index: null, attempt: null, failure_class: null,
+        agent: null, task: null, source: 'line', num_calls: calls, tokens_in, tokens_out: null, tokens_reasoning: null, tokens_total: null,
+        cached_tokens: null, latency_sum: null, latency_max: null, ttft_p50: null, errors: 0, gaps: null, gap_count: 0, model_servers: null,
+        dialects: null, error_categories: null, started_at: null, completed_at: null, marker: 0, unreadable: 0, mismatch: 0, attached_calls: null,
+        attached_tokens_total: null, usage_in: u?.tokens_in ?? null, usage_out: u?.tokens_out ?? null, usage_reasoning: u?.tokens_reasoning ?? null,
+        usage_cached: u?.cached_tokens ?? null, usage_total: u?.tokens_total ?? null,
+      });
+    const rows = [row(0, null, usage), row(3, 40, { ...usage, tokens_in: 999 })];
+    expect(pageMaxima(shownTokenRows(rows), ['tokens_in', 'tokens_total'])).toEqual({ tokens_in: 100, tokens_total: 120 });
+    expect(rows[1].response_usage?.tokens_in).toBe(999);
+    expect(row(0, null, null).response_usage).toBeNull();
   });
 });

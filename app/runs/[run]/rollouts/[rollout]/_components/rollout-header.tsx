@@ -5,6 +5,7 @@ import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import type { PresentedRollout } from '@/lib/api/present';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
+import { shownTokens, USAGE_NOTE, type TokenField } from '@/lib/view/table';
 
 function Stat({ label, value, title }: { label: string; value: string; title?: string }) {
   return (
@@ -15,6 +16,14 @@ function Stat({ label, value, title }: { label: string; value: string; title?: s
   );
 }
 
+const TOKEN_STATS: [TokenField, string][] = [
+  ['tokens_in', 'Tokens in'],
+  ['tokens_out', 'Tokens out'],
+  ['tokens_reasoning', 'Reasoning'],
+  ['cached_tokens', 'Cached'],
+  ['tokens_total', 'Total'],
+];
+
 export interface AttachedTotals {
   calls: number | null;
   tokensTotal: number | null;
@@ -23,6 +32,7 @@ export interface AttachedTotals {
 /** Who the rollout is (ids, reward, attempt, task, agent), its totals with units, and its state flags. */
 export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedRollout; attached: AttachedTotals }) {
   const wallMs = r.started_at !== null && r.completed_at !== null ? (r.completed_at - r.started_at) * 1000 : null;
+  const u = r.response_usage;
   return (
     <header className="space-y-3">
       <nav aria-label="breadcrumb" className="text-sm text-muted">
@@ -49,14 +59,27 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         <Stat label="Calls" value={formatCount(r.num_calls)} />
         <Stat label="Errors" value={formatCount(r.errors)} title={r.error_categories.join(', ') || undefined} />
         <Stat label="Wall time" value={formatMs(wallMs)} title="first call start to last call end" />
-        <Stat label="Tokens in" value={formatTokens(r.tokens_in)} title={formatCount(r.tokens_in)} />
-        <Stat label="Tokens out" value={formatTokens(r.tokens_out)} title={formatCount(r.tokens_out)} />
-        <Stat label="Reasoning" value={formatTokens(r.tokens_reasoning)} title={formatCount(r.tokens_reasoning)} />
-        <Stat label="Cached" value={formatTokens(r.cached_tokens)} title={formatCount(r.cached_tokens)} />
-        <Stat label="Total" value={formatTokens(r.tokens_total)} title={formatCount(r.tokens_total)} />
+        {TOKEN_STATS.map(([field, name]) => {
+          const shown = shownTokens(r, r.num_calls, field);
+          return (
+            <Stat
+              key={field}
+              label={shown.fromUsage ? `${name} (response.usage)` : name}
+              value={formatTokens(shown.value)}
+              title={`${formatCount(shown.value)}${shown.fromUsage ? ` — ${USAGE_NOTE}` : ''}`}
+            />
+          );
+        })}
         <Stat label="Latency Σ / max" value={`${formatMs(r.latency_sum)} / ${formatMs(r.latency_max)}`} />
         <Stat label="TTFT p50" value={formatMs(r.ttft_p50)} />
       </dl>
+      {u && r.num_calls > 0 ? (
+        <p className="text-sm text-muted" title="What the agent's final response reports in response.usage; it may count its last turn only or the whole rollout. The figures above are the captured calls' sums.">
+          response.usage on the rollout line: in <span className="text-fg tabular-nums">{formatTokens(u.tokens_in)}</span> · out{' '}
+          <span className="text-fg tabular-nums">{formatTokens(u.tokens_out)}</span> · reasoning <span className="text-fg tabular-nums">{formatTokens(u.tokens_reasoning)}</span> ·
+          cached <span className="text-fg tabular-nums">{formatTokens(u.cached_tokens)}</span> · total <span className="text-fg tabular-nums">{formatTokens(u.tokens_total)}</span>
+        </p>
+      ) : null}
       <div className="flex flex-wrap gap-x-6 gap-y-1 text-sm text-muted">
         {r.task ? <span className="max-w-full truncate" title={r.task}>task: <span className="text-fg">{r.task}</span></span> : null}
         <span>servers: <span className="text-fg">{r.model_servers.join(', ') || '—'}</span></span>
