@@ -11,7 +11,7 @@
 // The live path (the watcher naming changed files) ingests each named file and writes the whole batch in one
 // transaction; a rollout whose capture file was only appended to folds the new calls into a cached
 // aggregate (live-aggregate.ts), so an append costs what it adds, not a re-read of the rollout's calls.
-import { closeSync, fstatSync, lstatSync, openSync, promises as fsp } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, promises as fsp, readSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
@@ -25,6 +25,7 @@ import { readLinesSync } from './line-reader';
 import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
 import { isStoreRolloutId } from '../capture/ids';
+import { stripAscii } from '../capture/bytes';
 
 export interface FileRow extends FileState {
   id: number;
@@ -47,6 +48,8 @@ export interface IngestStats {
 const BATCH_MS = 100;
 /** Bytes of a rollouts file read per transaction. */
 const ROLLOUTS_SLICE_BYTES = 16 << 20;
+/** The longest unterminated last line of a rollouts file that is parsed (readRolloutsTail). */
+const TAIL_BYTES = 64 << 20;
 
 interface RolloutState {
   pk: number;
@@ -112,6 +115,11 @@ export class Ingestor {
         source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
       insertLineRollout: db.prepare("INSERT INTO rollouts (run_no, key, source) VALUES (?, ?, 'line')"),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
+      tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
+      setTail: db.prepare('UPDATE files SET tail_pk = ? WHERE id = ?'),
+      captureFileOf: db.prepare('SELECT capture_file FROM rollouts WHERE pk = ?'),
+      deleteRollout: db.prepare('DELETE FROM rollouts WHERE pk = ?'),
+      unlinkRolloutLine: db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL WHERE pk = ?'),
     };
   }
 
@@ -449,6 +457,7 @@ export class Ingestor {
       for (const p of pks) this.touch(pass, p.pk);
       Object.assign(row, { offset: 0, next_line: 1, pending: 0 });
     }
+    this.dropProvisionalTail(pass, row.id);
     pass.stats.filesRead++;
     let fd: number;
     try {
@@ -483,10 +492,51 @@ export class Ingestor {
         nextLine = read.nextLine;
         if (offset < size) await yieldToLoop();
       }
+      if (offset < size) this.readRolloutsTail(pass, fd, { id: row.id, kind, offset, nextLine, size });
     } finally {
       closeSync(fd);
     }
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtimeMs, offset, nextLine, 0, 0, Math.max(0, st.size - offset), row.id);
+  }
+
+  /**
+   * The last line of a rollouts file when it lacks its newline. NeMo Gym's readers (Python) read such a line, and a
+   * finished file may end without one (the shipped example files do), so a last line that is a whole JSON object is
+   * stored, provisionally: the file's offset stays before it, and the next read of the file first drops it
+   * (dropProvisionalTail) and then reads it again with whatever was appended. A line still being written is not an
+   * object yet and waits, as before. Only a tail of at most TAIL_BYTES ending in `}` is parsed.
+   */
+  private readRolloutsTail(pass: Pass, fd: number, f: { id: number; kind: 'rollouts' | 'failures'; offset: number; nextLine: number; size: number }): void {
+    const length = f.size - f.offset;
+    if (length > TAIL_BYTES) return;
+    const bytes = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, bytes, got, length - got, f.offset + got);
+      if (n === 0) return;
+      got += n;
+    }
+    const stripped = stripAscii(bytes);
+    if (stripped.length === 0 || stripped[stripped.length - 1] !== 0x7d) return;
+    const parsed = readRolloutLine(bytes, f.nextLine, f.offset, pass.hasCaptureDir);
+    if (!parsed || parsed.problem !== null) return;
+    const pk = this.db.transaction(() => this.storeRolloutLines(pass, f.id, f.kind, [storedRolloutLine(parsed, pass.hasCaptureDir)]))();
+    this.stmt.setTail.run(pk, f.id);
+  }
+
+  /** Drops the provisional last line stored by readRolloutsTail, if any: the read that follows stores it again. */
+  private dropProvisionalTail(pass: Pass, fileId: number): void {
+    const tail = (this.stmt.tailOfFile.get(fileId) as { tail_pk: number | null } | undefined)?.tail_pk;
+    if (tail === null || tail === undefined) return;
+    this.db.transaction(() => {
+      const r = this.stmt.captureFileOf.get(tail) as { capture_file: number | null } | undefined;
+      if (r && r.capture_file === null) {
+        this.stmt.deleteCallsOfRollout.run(tail);
+        this.stmt.deleteRollout.run(tail);
+      } else if (r) this.stmt.unlinkRolloutLine.run(tail);
+      this.stmt.setTail.run(null, fileId);
+    })();
+    this.touch(pass, tail);
   }
 
   /** The rest of a rollouts file, its slices parsed by workers and stored in file order; where it stopped. */
@@ -539,8 +589,10 @@ export class Ingestor {
     }
   }
 
-  private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: StoredRolloutLine[]): void {
+  /** Stores the lines; returns the rollout pk of the last one (0 for none). */
+  private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: StoredRolloutLine[]): number {
     const { runNo, hasCaptureDir } = pass;
+    let last = 0;
     for (const l of lines) {
       let key = l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
       let existing = this.stmt.lineRolloutByKey.get(runNo, key) as { pk: number; line_file: number | null } | undefined;
@@ -562,7 +614,9 @@ export class Ingestor {
         this.insertCalls(pk, fileId, l.attachment.callValues);
       }
       this.touch(pass, pk);
+      last = pk;
     }
+    return last;
   }
 }
 

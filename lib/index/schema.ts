@@ -47,7 +47,9 @@ CREATE TABLE IF NOT EXISTS files (
   next_line INTEGER NOT NULL DEFAULT 1,
   next_call_index INTEGER NOT NULL DEFAULT 0,
   unreadable INTEGER NOT NULL DEFAULT 0,
-  pending INTEGER NOT NULL DEFAULT 0
+  pending INTEGER NOT NULL DEFAULT 0,
+  -- A rollouts file's last line without its newline, stored provisionally (ingest.ts, readRolloutsTail).
+  tail_pk INTEGER
 );
 CREATE TABLE IF NOT EXISTS rollouts (
   pk INTEGER PRIMARY KEY,
@@ -136,7 +138,7 @@ export function migrate(db: Database.Database): void {
     }
   })();
   // An index of another version is rebuilt (7 added the rollout lines' response.usage, which needs every
-  // rollouts file read again).
+  // rollouts file read again, and the provisional last lines of rollouts files).
   if (version !== SCHEMA_VERSION) {
     db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS run_stats; DROP TABLE IF EXISTS compare_batches;');
   }

@@ -103,6 +103,58 @@ describe('index over the real NeMo Gym rollout files (no capture)', () => {
   });
 });
 
+describe('a rollouts file whose last line has no newline', () => {
+  const keys = (index: CallscopeIndex, run: string) => index.listRollouts(run, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key);
+  const rollout = (t: number, extra = '') => `{"_ng_task_index":${t},"_ng_rollout_index":0,"reward":${t / 10}${extra}}`;
+
+  it('the real workplace_assistant file (5 lines, no final newline) lists all 5 rollouts', async () => {
+    const file = path.join(DATA, 'workplace_assistant__example_rollouts.jsonl');
+    expect(readFileSync(file, 'utf8').split('\n').length).toBe(5); // 4 newlines: the 5th line is unterminated
+    const index = await openIndex([file]);
+    const run = index.listRuns()[0];
+    expect(keys(index, run.id)).toEqual(['line-1', 'line-2', 'line-3', 'line-4', 'line-5']);
+    expect(run.totals.response_usage?.rollouts).toBe(5);
+    index.close();
+  });
+
+  it('a whole-object tail is listed; appends read it again in place; a partial tail waits; restarts read nothing', async () => {
+    const root = path.join(fx.tmp, 'tail');
+    mkdirSync(root, { recursive: true });
+    const file = path.join(root, 'rollouts.jsonl');
+    writeFileSync(file, `${rollout(0)}\n${rollout(1)}`);
+    const dir = path.join(fx.tmp, 'idx-tail');
+    let index = await openIndex([root], dir);
+    expect(keys(index, 'tail')).toEqual(['0-0', '1-0']);
+    // The newline arrives with the next line: 1-0 is read again in its place, not added twice.
+    appendFileSync(file, `\n${rollout(2)}\n`);
+    await index.refreshPaths(new Set([file]));
+    expect(keys(index, 'tail')).toEqual(['0-0', '1-0', '2-0']);
+    // A line still being written is not an object: it waits until it is one.
+    const third = rollout(3, ',"note":"x"');
+    appendFileSync(file, third.slice(0, 30));
+    await index.refreshPaths(new Set([file]));
+    expect(keys(index, 'tail')).toEqual(['0-0', '1-0', '2-0']);
+    appendFileSync(file, third.slice(30));
+    await index.refreshPaths(new Set([file]));
+    expect(keys(index, 'tail')).toEqual(['0-0', '1-0', '2-0', '3-0']);
+    expect(index.listRuns()[0].totals.rollouts).toBe(4);
+    // A provisional tail that the append turns into something else: the old row goes, the line is what it now is.
+    appendFileSync(file, ' trailing junk\n');
+    await index.refreshPaths(new Set([file]));
+    expect(keys(index, 'tail')).toEqual(['0-0', '1-0', '2-0', 'line-4']);
+    appendFileSync(file, rollout(5));
+    await index.refreshPaths(new Set([file]));
+    expect(keys(index, 'tail')).toEqual(['0-0', '1-0', '2-0', '5-0', 'line-4']);
+    index.close();
+    // A restart over the unchanged file reads nothing and keeps the provisional tail.
+    index = await CallscopeIndex.open([{ path: root }], dir);
+    await index.refresh();
+    expect(index.listRuns()[0].progress.files_read).toBe(0);
+    expect(keys(index, 'tail')).toEqual(['0-0', '1-0', '2-0', '5-0', 'line-4']);
+    index.close();
+  });
+});
+
 describe('live ingest', () => {
   it('appended calls and new rollouts appear; a partial line only once completed', async () => {
     const root = path.join(fx.tmp, 'live');
