@@ -276,8 +276,9 @@ export function readBatch(db: Database.Database, runNo: number, b: number, shift
   const gaps = new Map<string, number>();
   const tasks = new Map<number, TaskSums>();
   const columns: number[][] = [[], [], [], [], []];
+  // Per-rollout token counts as the views show them (schema.ts, shown_*): a call-less rollout counts its line's usage.
   const rollouts = db.prepare(
-    `SELECT tokens_in, tokens_out, tokens_reasoning, tokens_total, reward, task_index, CASE WHEN gap_count > 0 THEN gaps END
+    `SELECT shown_tokens_in, shown_tokens_out, shown_tokens_reasoning, shown_tokens_total, reward, task_index, CASE WHEN gap_count > 0 THEN gaps END
      FROM rollouts WHERE pk >= ? AND pk < ? AND +run_no = ?`, // by the pk range, not an index on run_no
   );
   for (const row of rollouts.raw().iterate(lo, hi, runNo)) {

@@ -9,12 +9,13 @@ import type Database from 'better-sqlite3';
 
 export const SCHEMA_VERSION = 7;
 
+// Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {
-  tokens_in: 'tokens_in',
-  tokens_out: 'tokens_out',
-  tokens_reasoning: 'tokens_reasoning',
-  tokens_cached: 'cached_tokens',
-  tokens_total: 'tokens_total',
+  tokens_in: 'shown_tokens_in',
+  tokens_out: 'shown_tokens_out',
+  tokens_reasoning: 'shown_tokens_reasoning',
+  tokens_cached: 'shown_cached_tokens',
+  tokens_total: 'shown_tokens_total',
   calls: 'num_calls',
   latency_sum: 'latency_sum',
   latency_max: 'latency_max',
@@ -71,6 +72,13 @@ CREATE TABLE IF NOT EXISTS rollouts (
   model_servers TEXT, dialects TEXT, error_categories TEXT,
   started_at REAL, completed_at REAL,
   mismatch INTEGER NOT NULL DEFAULT 0,
+  -- The token counts the views show and sort by: the captured calls' sums, or for a rollout without calls its
+  -- line's response.usage (lib/view/table.ts, shownTokens). Computed, not stored; their sort indexes store them.
+  shown_tokens_in INTEGER GENERATED ALWAYS AS (CASE WHEN num_calls = 0 THEN usage_in ELSE tokens_in END) VIRTUAL,
+  shown_tokens_out INTEGER GENERATED ALWAYS AS (CASE WHEN num_calls = 0 THEN usage_out ELSE tokens_out END) VIRTUAL,
+  shown_tokens_reasoning INTEGER GENERATED ALWAYS AS (CASE WHEN num_calls = 0 THEN usage_reasoning ELSE tokens_reasoning END) VIRTUAL,
+  shown_cached_tokens INTEGER GENERATED ALWAYS AS (CASE WHEN num_calls = 0 THEN usage_cached ELSE cached_tokens END) VIRTUAL,
+  shown_tokens_total INTEGER GENERATED ALWAYS AS (CASE WHEN num_calls = 0 THEN usage_total ELSE tokens_total END) VIRTUAL,
   UNIQUE (run_no, key)
 );
 CREATE TABLE IF NOT EXISTS calls (
@@ -106,7 +114,7 @@ export const ROLLOUT_INDEXES: readonly { name: string; sql: string }[] = [
   {
     name: 'rollouts_filter',
     sql: `CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, model_servers, dialects,
-  error_categories, gaps, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, num_calls, latency_sum, latency_max,
+  error_categories, gaps, shown_tokens_in, shown_tokens_out, shown_tokens_reasoning, shown_tokens_total, shown_cached_tokens, num_calls, latency_sum, latency_max,
   ttft_p50, gap_count, started_at)`,
   },
   ...Object.values(SORT_COLUMNS).map((column) => ({

@@ -48,6 +48,14 @@ export function totalsTable(c: Comparison): CompareTable {
     ['gaps', 'count', (r) => r.totals.gaps],
     ['mean reward', 'reward', (r) => r.totals.mean_reward],
   ];
+  // The rollout lines' own response.usage, summed (what agents report; the rows above are the captured calls').
+  if (c.runs.some((r) => r.totals.response_usage)) {
+    metrics.push(
+      ['response.usage tokens in', 'tokens', (r) => r.totals.response_usage?.tokens_in ?? null],
+      ['response.usage tokens out', 'tokens', (r) => r.totals.response_usage?.tokens_out ?? null],
+      ['response.usage tokens total', 'tokens', (r) => r.totals.response_usage?.tokens_total ?? null],
+    );
+  }
   return {
     id: 'totals',
     title: 'Totals',

@@ -145,6 +145,22 @@ describe('every page renders cleanly', () => {
     }
   }, 120_000);
 
+  it("a real NeMo Gym rollout without calls shows its line's response.usage, said to be that; the runs page marks the sums", async () => {
+    const run = runs.find((r) => r.id.startsWith('anyswe_agent'))!;
+    await visit(`/runs/${run.id}/rollouts/0-0`, async (page) => {
+      await rolloutReady(page, '0-0', 0);
+      await page.getByText('Tokens in (response.usage)').waitFor();
+      await page.getByTitle(/^174,322 — from the rollout line's response\.usage: no captured calls$/).waitFor();
+      await page.getByTitle(/^195,719 — from the rollout line's response\.usage/).waitFor();
+    });
+    await visit('/', async (page) => {
+      await heading(page, 'Runs');
+      await page.getByText(/are sums of the rollout lines' own/).waitFor();
+      const row = page.getByRole('row', { name: `run ${run.id}` });
+      await row.getByTitle(/^321,734 tokens \(the response\.usage of 5 rollout lines: no captured calls\)$/).waitFor();
+    });
+  }, 120_000);
+
   it('calls on every tab: chat, responses, messages, streamed, an HTTP error, and a call from a rollouts-only run', async () => {
     const picks = new Map<string, [string, string, CallInfo]>();
     for (const run of ['workplace-assistant', 'math-with-judge', 'swe-claude-code', 'proxy-sessions', 'tau2-retail']) {

@@ -10,14 +10,34 @@ import { kthOfSorted, percentilesOfSorted, quantiles } from '../../../lib/index/
 import { listRollouts, type PageOptions, type RolloutFilters } from '../../../lib/index/queries';
 import { SORT_COLUMNS, type SortKey } from '../../../lib/index/schema';
 import { line, makeExchange } from '../../support/exchange';
+import { presentRollout } from '../../../lib/api/present';
+import { shownTokens } from '../../../lib/view/table';
 
 const fx = useDemo('callscope-queries-');
+const DATA = path.resolve(import.meta.dirname, '../../../../shared/data/nemo-gym-rollouts');
+const TOKEN_SORTS = { tokens_in: 'tokens_in', tokens_out: 'tokens_out', tokens_reasoning: 'tokens_reasoning', tokens_cached: 'cached_tokens', tokens_total: 'tokens_total' } as const;
 
 async function openIndex(dir: string) {
   const index = await CallscopeIndex.open([{ path: fx.demo }], dir);
   await index.refresh();
   return index;
 }
+
+describe('token sort keys', () => {
+  it("sort rollouts without captured calls by their line's response.usage, as the views show them", async () => {
+    const index = await CallscopeIndex.open([{ path: path.join(DATA, 'anyswe_agent__example_rollouts_claude_code.jsonl') }], path.join(fx.tmp, 'idx-usage-sort'));
+    await index.refresh();
+    const run = index.listRuns()[0].id;
+    const keys = (sort: SortKey, order: 'asc' | 'desc') => index.listRollouts(run, { sort, order, limit: 2 });
+    // input_tokens read off the file: 0-0 174322, 0-2 51762, 0-1 32994, 0-3 31397, 0-4 31259.
+    const first = keys('tokens_in', 'desc')!;
+    expect(first.rollouts.map((r) => r.key)).toEqual(['0-0', '0-2']);
+    const rest = index.listRollouts(run, { sort: 'tokens_in', order: 'desc', limit: 10, cursor: first.next_cursor! })!;
+    expect(rest.rollouts.map((r) => r.key)).toEqual(['0-1', '0-3', '0-4']);
+    expect(keys('tokens_in', 'asc')!.rollouts.map((r) => r.key)).toEqual(['0-4', '0-3']);
+    index.close();
+  });
+});
 
 describe('filtered pages', () => {
   it('every filter pages in sort order without duplicates or holes, and its total counts the matches', async () => {
@@ -90,8 +110,13 @@ describe('page plans', () => {
       ];
       for (const [filter, matches] of filters) {
         for (const sort of ['rollout', ...Object.keys(SORT_COLUMNS)] as SortKey[]) {
+          // Token keys sort by the counts the views show (the captured sums, or a call-less rollout's response.usage).
           const value = (r: (typeof all)[number]) =>
-            sort === 'rollout' ? r.key : (r[SORT_COLUMNS[sort as Exclude<SortKey, 'rollout'>]] as number | null) ?? -1e308;
+            sort === 'rollout'
+              ? r.key
+              : sort in TOKEN_SORTS
+                ? (shownTokens(presentRollout(r), r.num_calls, TOKEN_SORTS[sort as keyof typeof TOKEN_SORTS]).value ?? -1e308)
+                : ((r[SORT_COLUMNS[sort as Exclude<SortKey, 'rollout'>] as keyof typeof r] as number | null) ?? -1e308);
           for (const order of ['asc', 'desc'] as const) {
             const sign = order === 'asc' ? 1 : -1;
             const expected = all
@@ -255,7 +280,7 @@ describe('compare figures', () => {
       const runNo = many.runSource(ids[i])!.no;
       const latency = (many.db.prepare('SELECT latency_ms FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?) AND latency_ms IS NOT NULL').pluck().all(runNo) as number[]).sort((p, q) => p - q);
       expect(x.calls.latency_ms).toEqual(quantiles(latency, [0.5, 0.9, 0.99]));
-      const tokens = (many.db.prepare('SELECT tokens_total FROM rollouts WHERE run_no = ? AND tokens_total IS NOT NULL').pluck().all(runNo) as number[]).sort((p, q) => p - q);
+      const tokens = (many.db.prepare('SELECT shown_tokens_total FROM rollouts WHERE run_no = ? AND shown_tokens_total IS NOT NULL').pluck().all(runNo) as number[]).sort((p, q) => p - q);
       expect(x.rollout_tokens.tokens_total.quantiles).toEqual(quantiles(tokens, [0.05, 0.25, 0.5, 0.75, 0.95]));
       expect(x.rollout_tokens.tokens_total.mean).toBe(tokens.length ? tokens.reduce((p, q) => p + q, 0) / tokens.length : null);
       const calls = many.db.prepare('SELECT count(*) FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?)').pluck().get(runNo) as number;

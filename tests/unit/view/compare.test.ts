@@ -22,6 +22,16 @@ function makeRun(run: string, over: Partial<RunComparison['totals']> = {}): RunC
 const comparison = (runs: RunComparison[], tasks: Comparison['tasks'] = []): Comparison => ({ quantiles: [0.05, 0.25, 0.5, 0.75, 0.95], percentiles: [0.5, 0.9, 0.99], runs, tasks });
 
 describe('totals side by side', () => {
+  it("the rollout lines' response.usage sums are rows of their own, only when a run has them", () => {
+    expect(totalsTable(comparison([makeRun('a'), makeRun('b')])).rows.some((r) => String(r[0].value).startsWith('response.usage'))).toBe(false);
+    const usage = { rollouts: 5, tokens_in: 321734, tokens_out: 37746, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 359480 };
+    const t = totalsTable(comparison([makeRun('a'), makeRun('b', { calls: 0, tokens_in: null, response_usage: usage })]));
+    const row = t.rows.find((r) => r[0].value === 'response.usage tokens in')!;
+    expect(row[1]).toMatchObject({ value: null });
+    expect(row[2]).toMatchObject({ value: 321734, kind: 'tokens' });
+    expect(t.rows.find((r) => r[0].value === 'tokens in')![2]).toMatchObject({ value: null }); // captured: unknown, not the usage
+  });
+
   it('one row per metric, one column per run, unknown stays null, change relative to the first run', () => {
     const t = totalsTable(comparison([makeRun('a'), makeRun('b', { tokens_total: 1800, tokens_reasoning: 5 })]));
     expect(t.headers).toEqual(['metric', 'a', 'b']);

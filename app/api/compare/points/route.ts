@@ -1,9 +1,12 @@
 // Per-rollout points for the compare page's reward-vs-tokens scatter: for each run, columns of rollout key,
-// tokens_total and reward (null when unknown), at most `limit` rollouts per run in rollout order.
+// tokens_total (as the views show it: the captured sum, or a call-less rollout's response.usage) and reward
+// (null when unknown), at most `limit` rollouts per run in rollout order.
 import { NextResponse, type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { PointsQuerySchema } from '@/lib/api/schemas';
+import { responseUsage } from '@/lib/index/queries';
 import { getInstance } from '@/lib/server/instance';
+import { shownTokens } from '@/lib/view/table';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,7 +21,7 @@ export const GET = handle(async (req: NextRequest) => {
       total: page.total,
       truncated: page.next_cursor !== null,
       keys: page.rollouts.map((r) => r.key),
-      tokens_total: page.rollouts.map((r) => r.tokens_total),
+      tokens_total: page.rollouts.map((r) => shownTokens({ ...r, response_usage: responseUsage(r) }, r.num_calls, 'tokens_total').value),
       reward: page.rollouts.map((r) => r.reward),
     };
   });
