@@ -152,6 +152,7 @@ describe('every page renders cleanly', () => {
       await page.getByText('Tokens in (response.usage)').waitFor();
       await page.getByTitle(/^174,322 — from the rollout line's response\.usage: no captured calls$/).waitFor();
       await page.getByTitle(/^195,719 — from the rollout line's response\.usage/).waitFor();
+      await page.getByText(/^No capture to judge: the rollout line has no/).waitFor(); // not "the capture is complete"
     });
     await visit('/', async (page) => {
       await heading(page, 'Runs');

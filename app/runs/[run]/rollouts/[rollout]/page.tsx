@@ -28,7 +28,7 @@ export default async function RolloutPage({ params }: Props) {
     <div className="space-y-5">
       <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
       <AttemptLinks run={run} attempts={attempts} />
-      <GapList gaps={r.gaps} />
+      <GapList gaps={r.gaps} source={r.source} />
       <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={rolloutVersion(row)} />
     </div>
   );

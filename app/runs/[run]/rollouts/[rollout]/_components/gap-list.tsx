@@ -1,11 +1,19 @@
 import { Card } from '@/components/ui/card';
 import { gapCount, gapMeaning } from './gap-meanings';
 
-/** The rollout's gaps, each explained with what it means for the numbers; says so when there are none. */
-export function GapList({ gaps }: { gaps: { code: string; detail?: string }[] }) {
+/**
+ * The rollout's gaps, each explained with what it means for the numbers; says so when there are none, and when
+ * there is no capture evidence at all (`source` "line": no attachment on the line, no capture dir for the run).
+ */
+export function GapList({ gaps, source }: { gaps: { code: string; detail?: string }[]; source: string }) {
   return (
     <Card title={`Gaps (${gaps.length})`}>
-      {gaps.length === 0 ? (
+      {gaps.length === 0 && source === 'line' ? (
+        <p className="text-sm text-muted">
+          No capture to judge: the rollout line has no <code>ng_model_call_capture</code> and its run has no capture dir, so no model calls
+          were recorded for it (the run was collected without capture).
+        </p>
+      ) : gaps.length === 0 ? (
         <p className="text-sm text-muted">No gaps: the capture is complete as far as the evidence shows.</p>
       ) : (
         <ul className="space-y-3">
