@@ -38,6 +38,13 @@ export function openApiDocument() {
           responses: { 200: { description: 'the line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, ...errors },
         },
       },
+      '/api/runs/{run}/rollouts/{rollout}/line': {
+        get: {
+          summary: "The rollout's own line of its rollouts file, byte for byte",
+          parameters: [run, rollout],
+          responses: { 200: { description: 'the line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, ...errors },
+        },
+      },
       '/api/compare': {
         get: { summary: 'Token usage and the rest, side by side', parameters: queryParams(S.CompareQuerySchema), responses: { 200: { description: 'comparison', ...json(S.CompareSchema) }, ...errors } },
       },

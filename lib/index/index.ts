@@ -379,6 +379,16 @@ export class CallscopeIndex extends EventEmitter {
     return { path: loc.path, start: loc.line_offset, length: loc.line_length };
   }
 
+  /** Where a rollout's own line is stored (its rollouts file and byte span); null for a rollout with no line. */
+  lineLocation(runId: string, key: string): { path: string; start: number; length: number } | null {
+    const row = this.rollout(runId, key);
+    if (!row) return null;
+    const r = this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?').get(row.pk) as
+      | { path: string; line_offset: number; line_length: number }
+      | undefined;
+    return r ? { path: r.path, start: r.line_offset, length: r.line_length } : null;
+  }
+
   compare(runIds: string[]): Comparison | null {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;

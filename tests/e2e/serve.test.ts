@@ -111,6 +111,18 @@ describe('the JSON API', () => {
     expect(call.response).toEqual(JSON.parse(stored).response);
   });
 
+  it("a rollout's own line: the bytes of its rollouts file's line, 404 for a rollout without one", async () => {
+    const stored = (await fsp.readFile(path.join(demo, 'runs', 'swe-claude-code', 'rollouts.jsonl'), 'utf8')).split('\n');
+    const { rollout } = (await (await get('/api/runs/swe-claude-code/rollouts/0-0')).json()) as { rollout: { line_no: number } };
+    const res = await get('/api/runs/swe-claude-code/rollouts/0-0/line');
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    expect(await res.text()).toBe(stored[rollout.line_no - 1]);
+    expect((await get('/api/runs/swe-claude-code/rollouts/0-0/line?download')).headers.get('content-disposition')).toBe('attachment; filename="0-0.rollout.jsonl"');
+    expect((await get('/api/runs/swe-claude-code/rollouts/nope-9/line')).status).toBe(404);
+    const captureOnly = (await (await get('/api/runs/proxy-sessions/rollouts?limit=1')).json()) as { rollouts: { key: string }[] };
+    expect((await get(`/api/runs/proxy-sessions/rollouts/${captureOnly.rollouts[0].key}/line`)).status).toBe(404);
+  });
+
   it("a rollout's calls as columns: one entry per call, in order, with the detail's numbers and coded strings", async () => {
     const detail = (await (await get('/api/runs/swe-claude-code/rollouts/0-0')).json()) as {
       capture: { calls: { model_call_id: string | null; dialect: string | null; tokens_in: number | null; tokens_out: number | null; latency_total_ms: number | null; error_category: string | null }[] };
@@ -132,7 +144,7 @@ describe('the JSON API', () => {
 
   it('OpenAPI describes every route', async () => {
     const doc = (await (await get('/api/openapi.json')).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/runs', '/api/runs/{run}/rollouts', '/api/runs/{run}/rollouts/{rollout}/calls', '/api/runs/{run}/rollouts/{rollout}/calls/{call}/raw', '/api/compare', '/api/events']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/runs', '/api/runs/{run}/rollouts', '/api/runs/{run}/rollouts/{rollout}/calls', '/api/runs/{run}/rollouts/{rollout}/calls/{call}/raw', '/api/runs/{run}/rollouts/{rollout}/line', '/api/compare', '/api/events']));
   });
 
   it('errors are JSON {error: {code, message}} with 400/404, never a stack', async () => {
@@ -155,7 +167,10 @@ describe('the JSON API', () => {
 
   it('R7 quick tier: traversal through every id-taking route stays 4xx and reads nothing outside', async () => {
     const corpus = ['..%2f', '..%2F..%2Fetc%2Fpasswd', '%2e%2e%2f%2e%2e%2fetc', '..%5c..%5cetc', '%252e%252e%252f', 'a%00b', '....//....//etc', '%2fetc%2fpasswd', 'x%2F..%2F..'];
-    const routes = (id: string) => [`/api/runs/${id}/rollouts`, `/api/runs/swe-claude-code/rollouts/${id}`, `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}`, `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}/raw`];
+    const routes = (id: string) => [
+      `/api/runs/${id}/rollouts`, `/api/runs/swe-claude-code/rollouts/${id}`, `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}`,
+      `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}/raw`, `/api/runs/swe-claude-code/rollouts/${id}/line`,
+    ];
     for (const id of corpus) {
       for (const p of routes(id)) {
         const res = await get(p);

@@ -162,6 +162,29 @@ describe('every page renders cleanly', () => {
     });
   }, 120_000);
 
+  it("the rollout's own line as a tree: at once without calls, on demand with them, and opened by a #/line/... link", async () => {
+    const real = runs.find((r) => r.id.startsWith('anyswe_agent'))!;
+    await visit(`/runs/${real.id}/rollouts/0-0`, async (page) => {
+      const tree = page.getByRole('tree', { name: 'rollout line' });
+      await tree.waitFor();
+      await tree.locator('[data-pointer="/line/responses_create_params"]').waitFor(); // the line's first key (the tree is virtualized)
+    });
+    // A rollout with calls: the line waits for "Show"; a link to a node inside it opens it with the node highlighted.
+    const { rollout } = await api<{ rollout: { reward: number | null } }>('/api/runs/swe-claude-code/rollouts/0-0');
+    await visit('/runs/swe-claude-code/rollouts/0-0', async (page) => {
+      const card = page.getByRole('region', { name: 'Rollout line' });
+      await card.getByRole('button', { name: 'Show' }).waitFor();
+      expect(await card.getByRole('tree').count()).toBe(0);
+    });
+    await t.page.goto('about:blank');
+    await visit('/runs/swe-claude-code/rollouts/0-0#/line/reward', async (page) => {
+      const node = page.locator('[role=tree] [data-pointer="/line/reward"]');
+      await node.waitFor();
+      await expect.poll(() => node.evaluate((e) => getComputedStyle(e).boxShadow !== 'none' && getComputedStyle(e).boxShadow !== '')).toBe(true);
+      expect(await node.textContent()).toContain(String(rollout.reward));
+    });
+  }, 120_000);
+
   it('calls on every tab: chat, responses, messages, streamed, an HTTP error, and a call from a rollouts-only run', async () => {
     const picks = new Map<string, [string, string, CallInfo]>();
     for (const run of ['workplace-assistant', 'math-with-judge', 'swe-claude-code', 'proxy-sessions', 'tau2-retail']) {

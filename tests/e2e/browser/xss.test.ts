@@ -294,6 +294,9 @@ describe('R8: XSS corpus inside payloads', () => {
     for (const r of rollouts) await open(`/runs/xss/rollouts/${encodeURIComponent(r.key)}`, h1);
     const withCalls = views.find((v) => v.view === '/runs/xss/rollouts/0-0')!;
     expect(withCalls.present).toBe(VECTORS.length); // the task text
+    // The rollout's own line as a tree, opened by a link to a node in it (the task's vectors, and the agent name).
+    const line = await open('/runs/xss/rollouts/0-0#/line/question', (page) => page.locator('[data-pointer="/line/question"]').waitFor());
+    expect(line.present).toBe(VECTORS.length);
     await open('/runs/xss-b', h1);
     await open('/compare?runs=xss,xss-b', (page) => page.getByRole('img', { name: /^Reward against tokens per rollout/ }).waitFor());
   }, 120_000);

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { RolloutCallViews } from '@/components/calls/rollout-call-views';
+import { RolloutLineView } from '@/components/rollouts/rollout-line-view';
 import { presentRollout, rolloutVersion } from '@/lib/api/present';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { getInstance } from '@/lib/server/instance';
@@ -24,12 +25,14 @@ export default async function RolloutPage({ params }: Props) {
   const attempts = row ? index.rolloutAttempts(run, rollout) : null;
   if (!row || !attempts) notFound();
   const r = presentRollout(row);
+  const line = index.lineLocation(run, rollout);
   return (
     <div className="space-y-5">
       <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
       <AttemptLinks run={run} attempts={attempts} />
       <GapList gaps={r.gaps} source={r.source} />
       <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={rolloutVersion(row)} />
+      {line ? <RolloutLineView run={run} rollout={rollout} bytes={line.length} openAtOnce={row.num_calls === 0} /> : null}
     </div>
   );
 }
