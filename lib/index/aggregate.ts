@@ -8,6 +8,8 @@ import { callTotals, type CallAgg, type CallTotals } from './call-totals';
 export { median, type CallAgg, type CallTotals } from './call-totals';
 
 export interface RolloutCaptureState {
+  /** null: a line without a derivable rollout id (§1.4), which NeMo Gym's merge leaves without an attachment. */
+  rollout_id: string | null;
   capture_file: number | null;
   marker: number;
   unreadable: number;
@@ -22,7 +24,9 @@ export interface RolloutCaptureState {
  */
 export function gapsAndMismatch(r: RolloutCaptureState, hasCaptureDir: boolean, calls: number, tokensTotal: number | null): { gaps: unknown[]; mismatch: 0 | 1 } {
   let gaps: unknown[];
-  if (hasCaptureDir) {
+  if (hasCaptureDir && r.rollout_id === null && r.capture_file === null) {
+    gaps = []; // no id, no capture to look for: the merge adds no attachment, so no gap either (§5.1 step 1)
+  } else if (hasCaptureDir) {
     const found = r.capture_file !== null || r.marker === 1;
     gaps = (found ? captureGaps(r.unreadable, r.marker === 1, calls) : [{ code: 'model_call_capture_no_records' }]).map(gapJson);
   } else {
@@ -52,7 +56,7 @@ export class RolloutAggregator {
         `SELECT tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_ms, ttft_ms, error_category, model_server, dialect,
           started_at, completed_at FROM calls WHERE rollout_pk = ? ORDER BY call_index`,
       ),
-      state: db.prepare('SELECT capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
+      state: db.prepare('SELECT rollout_id, capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
       update: db.prepare(
         `UPDATE rollouts SET num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?,
           latency_sum = ?, latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?,

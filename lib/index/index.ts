@@ -280,7 +280,8 @@ export class CallscopeIndex extends EventEmitter {
     const line = row.line_no !== null ? await this.rolloutLine(row.pk) : null;
     const stored = line && isJsonObject(line.ng_model_call_capture) ? line.ng_model_call_capture : null;
     let capture: JsonObject | null = null;
-    if (run.captureDir) {
+    if (run.captureDir && (row.rollout_id !== null || row.num_calls > 0)) {
+      // (A line without a derivable rollout id gets no attachment from NeMo Gym's merge: §5.1 step 1.)
       const records = await readCaptureCalls(callsOfRollout(this.db, row.pk));
       const gaps = JSON.parse(row.gaps ?? '[]') as Gap[];
       capture = buildAttachment(row.rollout_id ?? row.key, { captureDir: run.captureDir, records, gaps, problems: [] }, false);

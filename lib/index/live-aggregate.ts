@@ -22,7 +22,7 @@ const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 function prepare(db: Database.Database) {
   return {
     calls: db.prepare(`SELECT ${AGG_COLUMNS} FROM calls WHERE rollout_pk = ? AND call_index >= ? AND call_index < ? ORDER BY call_index`).raw(),
-    rollout: db.prepare('SELECT capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
+    rollout: db.prepare('SELECT rollout_id, capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
     update: db.prepare(
       `UPDATE rollouts SET num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?,
         latency_sum = ?, latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?,

@@ -5,8 +5,9 @@ import { appendFileSync, mkdirSync, promises as fsp, readdirSync, readFileSync, 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { presentRollout } from '../../../lib/api/present';
-import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
-import { serialize, type JsonObject } from '../../../lib/capture/json';
+import { buildAttachment, collectCapture, mergeCaptureIntoLine } from '../../../lib/capture/attachment';
+import { parsePython, serialize, type JsonObject } from '../../../lib/capture/json';
+import { parsePathSpec } from '../../../lib/index/discovery';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { useDemo } from '../../support/demo';
 import { line, makeExchange } from '../../support/exchange';
@@ -82,6 +83,27 @@ describe('index over the real NeMo Gym rollout files (no capture)', () => {
     const sm = runs.find((r) => r.id.startsWith('string_match'))!;
     expect(index.listRollouts(sm.id, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key)).toEqual(['0-0', '1-0', '2-0', '3-0', '4-0']);
     index.close();
+  });
+
+  it('paired with an empty capture dir: the gaps and attachment NeMo Gym\'s merge gives (none for a line without a rollout id)', async () => {
+    const captures = path.join(fx.tmp, 'empty-captures');
+    mkdirSync(captures, { recursive: true });
+    for (const f of ['string_match__example_rollouts.jsonl', 'workplace_assistant__example_rollouts.jsonl']) {
+      const index = await CallscopeIndex.open([parsePathSpec(`${path.join(DATA, f)}=${captures}`)], path.join(fx.tmp, `idx-empty-${f}`));
+      await index.refresh();
+      const run = index.listRuns()[0];
+      const lines = readFileSync(path.join(DATA, f), 'utf8').split('\n').filter((l) => l.trim());
+      const page = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 50 })!;
+      expect(page.rollouts.length).toBe(lines.length);
+      for (const row of page.rollouts) {
+        const merged = await mergeCaptureIntoLine(parsePython(lines[row.line_no! - 1]), [captures], false);
+        const detail = (await index.rolloutDetail(run.id, row.key))!;
+        const expected = merged.line ? (merged.line.ng_model_call_capture as JsonObject) : null;
+        expect(detail.capture === null ? null : serialize(detail.capture as JsonObject), row.key).toBe(expected === null ? null : serialize(expected));
+        expect(JSON.parse(row.gaps ?? '[]'), row.key).toEqual(expected ? (expected.gaps ?? []) : []);
+      }
+      index.close();
+    }
   });
 
   it("keeps each line's own response.usage (the files have no calls), per rollout and summed per run", async () => {
