@@ -7,6 +7,7 @@ import { Card } from '@/components/ui/card';
 import { formatCount } from '@/lib/view/format';
 import { CALL_COLUMN_PARTS, type CallColumns } from '@/lib/view/series';
 import { rolloutApiHref } from './call-href';
+import { readBody } from './read-body';
 import type { CallsTableProps } from './calls-table';
 
 function Placeholder({ height, text }: { height: number; text: string }) {
@@ -98,7 +99,7 @@ export function RolloutCallViews({ run, rollout, n, version }: { run: string; ro
     const part = async (fields: readonly string[]) => {
       const res = await fetch(`${rolloutApiHref(run, rollout)}/calls?fields=${fields.join(',')}`, { signal: abort.signal });
       if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
-      return (await res.json()) as Partial<CallColumns>;
+      return JSON.parse((await readBody(res)).text) as Partial<CallColumns>;
     };
     Promise.all(CALL_COLUMN_PARTS.map(part))
       .then((parts) => {

@@ -1,8 +1,9 @@
 'use client';
 
 // Loads one URL once per address (payloads are fetched by the browser, never carried in page props), with
-// its size and the time it took, and a readable error for a 404 or a failed request.
+// its size in bytes and the time it took, and a readable error for a 404 or a failed request.
 import { useEffect, useState } from 'react';
+import { readBody } from './read-body';
 
 export type Fetched<T> =
   | { status: 'idle' }
@@ -19,7 +20,7 @@ export function useFetched<T>(url: string | null, parse: (text: string) => T): F
     setState({ status: 'loading' });
     fetch(url, { signal: abort.signal })
       .then(async (res) => {
-        const text = await res.text();
+        const { text, bytes } = await readBody(res);
         if (!res.ok) {
           let message = `${res.status} ${res.statusText}`;
           try {
@@ -29,7 +30,7 @@ export function useFetched<T>(url: string | null, parse: (text: string) => T): F
           }
           return setState({ status: 'error', message, notFound: res.status === 404 });
         }
-        setState({ status: 'ready', value: parse(text), bytes: Number(res.headers.get('content-length')) || text.length, ms: performance.now() - started });
+        setState({ status: 'ready', value: parse(text), bytes, ms: performance.now() - started });
       })
       .catch((err: Error) => {
         if (!abort.signal.aborted) setState({ status: 'error', message: err.message, notFound: false });

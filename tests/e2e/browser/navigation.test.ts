@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiJson, CLEAN, isInView, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
 import { ROOT, startServe, type Served } from '../../support/server';
+import { formatBytes } from '../../../lib/view/format';
 
 interface CallInfo {
   model_call_id: string | null;
@@ -171,6 +172,9 @@ describe('shared links', () => {
     await t.page.getByText(c.model_call_id!, { exact: true }).waitFor();
     await t.page.getByRole('definition').filter({ hasText: c.model! }).first().waitFor();
     expect(await t.page.getByText(`${3} of ${list.length} in the rollout`).isVisible()).toBe(true);
+    // The size shown is the size of the body the API sent, in bytes.
+    const body = await (await fetch(`${served.url}/api${callPath('swe-claude-code', '0-0', c)}`)).arrayBuffer();
+    expect(await t.page.getByRole('tabpanel').getByText(/loaded in \d+ ms/).textContent()).toMatch(new RegExp(`^${formatBytes(body.byteLength).replace('.', '\\.')} loaded in`));
   }, 60_000);
 
   const cases = [
