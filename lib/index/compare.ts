@@ -8,7 +8,7 @@
 // rollout recomputes its batch only and merges it with the others. Ingest drops the batches it touched (CompareCache.invalidate); after a large pass the index
 // computes the missing batches in the background (CompareCache.fill), so the first compare need not.
 import type Database from 'better-sqlite3';
-import { runTotals, type RunTotals } from './queries';
+import { addTotalsParts, finishTotals, totalsParts, type RunTotals, type TotalsParts } from './queries';
 import { ByteReader, ByteWriter } from './batch-codec';
 
 export const QUANTILES = [0.05, 0.25, 0.5, 0.75, 0.95] as const;
@@ -101,6 +101,8 @@ export interface Batch {
   ttft: Float64Array;
   tokens: Record<(typeof TOKEN_KEYS)[number], Float64Array>; // the rollouts' values, sorted
   reward: Float64Array;
+  /** The run totals' parts over the batch's rollouts: in memory only, read from the rows when first needed. */
+  totals?: TotalsParts;
 }
 
 const addNullable = (a: number | null, b: number | null) => (b === null ? a : (a ?? 0) + b);
@@ -155,8 +157,13 @@ export class CompareCache {
     else {
       const read = this.rowReads;
       if (!figures) {
-        const batches = batchIds(db, runNo, this.shift).map((b) => this.batch(db, runNo, b));
-        figures = mergeFigures(runTotals(db, runNo), batches);
+        const ids = batchIds(db, runNo, this.shift);
+        const batches = ids.map((b) => this.batch(db, runNo, b));
+        // The totals from each batch's parts (kept until its rollouts change): after a change to one rollout, one
+        // batch's rows are read again instead of every row of the run. Added in batch order, so that the same
+        // batches give the same floating-point sums.
+        const parts = ids.map((b, k) => (batches[k].totals ??= totalsParts(db, runNo, [b << this.shift, (b + 1) << this.shift])));
+        figures = mergeFigures(finishTotals(addTotalsParts(parts)), batches);
       }
       if (store || this.rowReads - read >= STORE_AFTER_READS) storeFigures(db, runNo, figures);
       else this.storeLater(db, runNo, figures);
@@ -218,6 +225,7 @@ export class CompareCache {
     }
     if (!batch) {
       batch = readBatch(db, runNo, b, this.shift);
+      batch.totals = totalsParts(db, runNo, [b << this.shift, (b + 1) << this.shift]);
       this.rowReads++;
       db.prepare('INSERT OR REPLACE INTO compare_batches (run_no, batch, data) VALUES (?, ?, ?)').run(runNo, b, encodeBatch(batch, this.shift));
     }

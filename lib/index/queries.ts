@@ -308,23 +308,94 @@ export function responseUsage(r: RolloutRow): ResponseUsage | null {
   return { tokens_in: r.usage_in, tokens_out: r.usage_out, tokens_reasoning: r.usage_reasoning, cached_tokens: r.usage_cached, tokens_total: r.usage_total };
 }
 
-export function runTotals(db: Database.Database, runNo: number): RunTotals {
-  const t = db
-    .prepare(
-      `SELECT count(*) AS rollouts, count(failure_class) AS failed, IFNULL(sum(num_calls), 0) AS calls, sum(tokens_in) AS tokens_in,
-        sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning, sum(tokens_total) AS tokens_total,
-        sum(cached_tokens) AS cached_tokens, sum(latency_sum) AS latency_sum, IFNULL(sum(errors), 0) AS errors,
-        IFNULL(sum(gap_count), 0) AS gaps, avg(reward) AS mean_reward,
-        count(IFNULL(usage_in, IFNULL(usage_out, IFNULL(usage_reasoning, IFNULL(usage_cached, usage_total))))) AS usage_rollouts,
-        sum(usage_in) AS usage_in, sum(usage_out) AS usage_out, sum(usage_reasoning) AS usage_reasoning,
-        sum(usage_cached) AS usage_cached, sum(usage_total) AS usage_total FROM rollouts WHERE run_no = ?`,
-    )
-    .get(runNo) as Omit<RunTotals, 'model_servers' | 'response_usage'> & { usage_rollouts: number } & Record<`usage_${'in' | 'out' | 'reasoning' | 'cached' | 'total'}`, number | null>;
-  const tags = db.prepare('SELECT DISTINCT model_servers FROM rollouts WHERE run_no = ? AND model_servers IS NOT NULL').pluck().all(runNo) as string[];
-  const servers = [...new Set(tags.flatMap((t) => t.split('|').filter(Boolean)))].sort();
-  const { usage_rollouts, usage_in, usage_out, usage_reasoning, usage_cached, usage_total, ...totals } = t;
-  const response_usage: ResponseUsageTotals | null = usage_rollouts
-    ? { rollouts: usage_rollouts, tokens_in: usage_in, tokens_out: usage_out, tokens_reasoning: usage_reasoning, cached_tokens: usage_cached, tokens_total: usage_total }
+/**
+ * The sums and counts a run's totals are made of, over its rollouts with pk in [lo, hi) or over all of them:
+ * compare keeps them per batch of rollouts, so that a change to one rollout reads its batch's rows, not the run's.
+ */
+export interface TotalsParts {
+  rollouts: number;
+  failed: number;
+  calls: number;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  tokens_reasoning: number | null;
+  tokens_total: number | null;
+  cached_tokens: number | null;
+  latency_sum: number | null;
+  errors: number;
+  gaps: number;
+  reward_sum: number | null;
+  reward_n: number;
+  usage_rollouts: number;
+  usage_in: number | null;
+  usage_out: number | null;
+  usage_reasoning: number | null;
+  usage_cached: number | null;
+  usage_total: number | null;
+  /** Model server names, distinct. */
+  servers: string[];
+}
+
+const TOTALS_SELECT = `count(*) AS rollouts, count(failure_class) AS failed, IFNULL(sum(num_calls), 0) AS calls, sum(tokens_in) AS tokens_in,
+  sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning, sum(tokens_total) AS tokens_total,
+  sum(cached_tokens) AS cached_tokens, sum(latency_sum) AS latency_sum, IFNULL(sum(errors), 0) AS errors,
+  IFNULL(sum(gap_count), 0) AS gaps, sum(reward) AS reward_sum, count(reward) AS reward_n,
+  count(IFNULL(usage_in, IFNULL(usage_out, IFNULL(usage_reasoning, IFNULL(usage_cached, usage_total))))) AS usage_rollouts,
+  sum(usage_in) AS usage_in, sum(usage_out) AS usage_out, sum(usage_reasoning) AS usage_reasoning,
+  sum(usage_cached) AS usage_cached, sum(usage_total) AS usage_total FROM rollouts`;
+const totalsStatements = new WeakMap<Database.Database, Record<'run' | 'range' | 'runTags' | 'rangeTags', Database.Statement>>();
+
+/** The totals' parts over the run's rollouts, or over those with pk in `range` ([lo, hi)). */
+export function totalsParts(db: Database.Database, runNo: number, range?: [number, number]): TotalsParts {
+  let st = totalsStatements.get(db);
+  if (!st) {
+    const tags = 'SELECT DISTINCT model_servers FROM rollouts WHERE';
+    st = {
+      run: db.prepare(`SELECT ${TOTALS_SELECT} WHERE run_no = ?`),
+      range: db.prepare(`SELECT ${TOTALS_SELECT} WHERE pk >= ? AND pk < ? AND +run_no = ?`), // by the pk range
+      runTags: db.prepare(`${tags} run_no = ? AND model_servers IS NOT NULL`).pluck(),
+      rangeTags: db.prepare(`${tags} pk >= ? AND pk < ? AND +run_no = ? AND model_servers IS NOT NULL`).pluck(),
+    };
+    totalsStatements.set(db, st);
+  }
+  const args = range ? [range[0], range[1], runNo] : [runNo];
+  const t = (range ? st.range : st.run).get(...args) as Omit<TotalsParts, 'servers'>;
+  const tags = (range ? st.rangeTags : st.runTags).all(...args) as string[];
+  return { ...t, servers: [...new Set(tags.flatMap((tag) => tag.split('|').filter(Boolean)))] };
+}
+
+const plus = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : a + b);
+
+/** The parts of several ranges as one (null-skipping sums, as SQL's sum()). */
+export function addTotalsParts(parts: TotalsParts[]): TotalsParts {
+  const out: TotalsParts = {
+    rollouts: 0, failed: 0, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null,
+    latency_sum: null, errors: 0, gaps: 0, reward_sum: null, reward_n: 0, usage_rollouts: 0, usage_in: null, usage_out: null,
+    usage_reasoning: null, usage_cached: null, usage_total: null, servers: [],
+  };
+  const servers = new Set<string>();
+  for (const p of parts) {
+    for (const k of ['rollouts', 'failed', 'calls', 'errors', 'gaps', 'reward_n', 'usage_rollouts'] as const) out[k] += p[k];
+    for (const k of ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'cached_tokens', 'latency_sum', 'reward_sum', 'usage_in', 'usage_out', 'usage_reasoning', 'usage_cached', 'usage_total'] as const) {
+      out[k] = plus(out[k], p[k]);
+    }
+    for (const s of p.servers) servers.add(s);
+  }
+  out.servers = [...servers];
+  return out;
+}
+
+export function finishTotals(p: TotalsParts): RunTotals {
+  const response_usage: ResponseUsageTotals | null = p.usage_rollouts
+    ? { rollouts: p.usage_rollouts, tokens_in: p.usage_in, tokens_out: p.usage_out, tokens_reasoning: p.usage_reasoning, cached_tokens: p.usage_cached, tokens_total: p.usage_total }
     : null;
-  return { ...totals, model_servers: servers, response_usage };
+  return {
+    rollouts: p.rollouts, failed: p.failed, calls: p.calls, tokens_in: p.tokens_in, tokens_out: p.tokens_out, tokens_reasoning: p.tokens_reasoning,
+    tokens_total: p.tokens_total, cached_tokens: p.cached_tokens, latency_sum: p.latency_sum, errors: p.errors, gaps: p.gaps,
+    mean_reward: p.reward_n && p.reward_sum !== null ? p.reward_sum / p.reward_n : null, model_servers: [...p.servers].sort(), response_usage,
+  };
+}
+
+export function runTotals(db: Database.Database, runNo: number): RunTotals {
+  return finishTotals(totalsParts(db, runNo));
 }
