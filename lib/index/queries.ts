@@ -312,18 +312,7 @@ export function responseUsage(r: RolloutRow): ResponseUsage | null {
  * The sums and counts a run's totals are made of, over its rollouts with pk in [lo, hi) or over all of them:
  * compare keeps them per batch of rollouts, so that a change to one rollout reads its batch's rows, not the run's.
  */
-export interface TotalsParts {
-  rollouts: number;
-  failed: number;
-  calls: number;
-  tokens_in: number | null;
-  tokens_out: number | null;
-  tokens_reasoning: number | null;
-  tokens_total: number | null;
-  cached_tokens: number | null;
-  latency_sum: number | null;
-  errors: number;
-  gaps: number;
+export interface TotalsParts extends Omit<RunTotals, 'mean_reward' | 'model_servers' | 'response_usage'> {
   reward_sum: number | null;
   reward_n: number;
   usage_rollouts: number;
