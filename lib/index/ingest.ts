@@ -509,15 +509,12 @@ export class Ingestor {
   private readRolloutsTail(pass: Pass, fd: number, f: { id: number; kind: 'rollouts' | 'failures'; offset: number; nextLine: number; size: number }): void {
     const length = f.size - f.offset;
     if (length > TAIL_BYTES) return;
-    const bytes = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, bytes, got, length - got, f.offset + got);
-      if (n === 0) return;
-      got += n;
-    }
-    const stripped = stripAscii(bytes);
-    if (stripped.length === 0 || stripped[stripped.length - 1] !== 0x7d) return;
+    // Its end first: a line still being written (a live file) is not read whole on every change.
+    const end = readAt(fd, Math.min(length, 64), f.size - Math.min(length, 64));
+    const stripped = end && stripAscii(end);
+    if (!stripped || stripped.length === 0 || stripped[stripped.length - 1] !== 0x7d) return;
+    const bytes = readAt(fd, length, f.offset);
+    if (!bytes) return;
     const parsed = readRolloutLine(bytes, f.nextLine, f.offset, pass.hasCaptureDir);
     if (!parsed || parsed.problem !== null) return;
     const pk = this.db.transaction(() => this.storeRolloutLines(pass, f.id, f.kind, [storedRolloutLine(parsed, pass.hasCaptureDir)]))();
@@ -618,6 +615,17 @@ export class Ingestor {
     }
     return last;
   }
+}
+
+/** `length` bytes of `fd` at `position`; null when the file ends before. */
+function readAt(fd: number, length: number, position: number): Buffer | null {
+  const bytes = Buffer.allocUnsafe(length);
+  for (let got = 0; got < length; ) {
+    const n = readSync(fd, bytes, got, length - got, position + got);
+    if (n === 0) return null;
+    got += n;
+  }
+  return bytes;
 }
 
 function sameState(a: FileState | undefined, b: FileState | undefined): boolean {
