@@ -4,11 +4,11 @@ import type { RunInfo } from '@/lib/index/index';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
 import { shownTokens, type TokenField } from '@/lib/view/table';
 
-function Stat({ label, value, title }: { label: string; value: string; title?: string }) {
+function Stat({ label, value, title, italic = false }: { label: string; value: string; title?: string; italic?: boolean }) {
   return (
     <div title={title}>
       <dt className="text-xs text-muted">{label}</dt>
-      <dd className="font-semibold tabular-nums">{value}</dd>
+      <dd className={`font-semibold tabular-nums${italic ? ' italic' : ''}`}>{value}</dd>
     </div>
   );
 }
@@ -21,7 +21,6 @@ export function RunHeader({ run }: { run: RunInfo }) {
   // Without captured calls, the token figures are the sums of the rollout lines' own response.usage (said so).
   const shown = (f: TokenField) => shownTokens(t, t.calls, f).value;
   const usage = t.calls === 0 && t.response_usage ? t.response_usage : null;
-  const label = (name: string) => (usage ? `${name} (response.usage)` : name);
   const usageNote = usage ? ` — the sum of ${formatCount(usage.rollouts)} rollout lines' response.usage: no captured calls` : '';
   return (
     <header className="mb-4 space-y-3">
@@ -43,15 +42,21 @@ export function RunHeader({ run }: { run: RunInfo }) {
       <dl className="flex flex-wrap gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm">
         <Stat label="Rollouts" value={`${formatCount(t.rollouts)}${t.failed ? ` (${formatCount(t.failed)} failed)` : ''}`} />
         <Stat label="Calls" value={formatCount(t.calls)} />
-        <Stat label={label('Tokens in')} value={tokens(shown('tokens_in'))} title={`${formatCount(shown('tokens_in'))} (${formatCount(shown('cached_tokens'))} cached)${usageNote}`} />
-        <Stat label={label('Tokens out')} value={tokens(shown('tokens_out'))} title={`${formatCount(shown('tokens_out'))}${usageNote}`} />
-        <Stat label={label('Reasoning')} value={tokens(shown('tokens_reasoning'))} title={`${formatCount(shown('tokens_reasoning'))}${usageNote}`} />
-        <Stat label={label('Total')} value={tokens(shown('tokens_total'))} title={`${formatCount(shown('tokens_total'))}${usageNote}`} />
+        <Stat label="Tokens in" italic={usage !== null} value={tokens(shown('tokens_in'))} title={`${formatCount(shown('tokens_in'))} (${formatCount(shown('cached_tokens'))} cached)${usageNote}`} />
+        <Stat label="Tokens out" italic={usage !== null} value={tokens(shown('tokens_out'))} title={`${formatCount(shown('tokens_out'))}${usageNote}`} />
+        <Stat label="Reasoning" italic={usage !== null} value={tokens(shown('tokens_reasoning'))} title={`${formatCount(shown('tokens_reasoning'))}${usageNote}`} />
+        <Stat label="Total" italic={usage !== null} value={tokens(shown('tokens_total'))} title={`${formatCount(shown('tokens_total'))}${usageNote}`} />
         <Stat label="Latency Σ" value={formatMs(t.latency_sum)} />
         <Stat label="Errors" value={formatCount(t.errors)} />
         <Stat label="Gaps" value={formatCount(t.gaps)} />
         <Stat label="Mean reward" value={formatReward(t.mean_reward)} />
       </dl>
+      {usage ? (
+        <p className="text-sm text-muted">
+          Token figures in <span className="italic">italics</span> are the sums of {formatCount(usage.rollouts)} rollout lines&apos; own{' '}
+          <code>response.usage</code>: this run has no captured calls.
+        </p>
+      ) : null}
     </header>
   );
 }

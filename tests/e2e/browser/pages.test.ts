@@ -149,7 +149,7 @@ describe('every page renders cleanly', () => {
     const run = runs.find((r) => r.id.startsWith('anyswe_agent'))!;
     await visit(`/runs/${run.id}/rollouts/0-0`, async (page) => {
       await rolloutReady(page, '0-0', 0);
-      await page.getByText('Tokens in (response.usage)').waitFor();
+      await page.getByText(/are the rollout line's own response\.usage: this rollout has no captured calls/).waitFor();
       await page.getByTitle(/^174,322 — from the rollout line's response\.usage: no captured calls$/).waitFor();
       await page.getByTitle(/^195,719 — from the rollout line's response\.usage/).waitFor();
       await page.getByText(/^No capture to judge: the rollout line has no/).waitFor(); // not "the capture is complete"

@@ -7,11 +7,11 @@ import type { PresentedRollout } from '@/lib/api/present';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
 import { shownTokens, USAGE_NOTE, type TokenField } from '@/lib/view/table';
 
-function Stat({ label, value, title }: { label: string; value: string; title?: string }) {
+function Stat({ label, value, title, italic = false }: { label: string; value: string; title?: string; italic?: boolean }) {
   return (
     <div title={title ?? value} className="min-w-0">
       <dt className="text-xs text-muted">{label}</dt>
-      <dd className="truncate font-semibold tabular-nums">{value}</dd>
+      <dd className={`truncate font-semibold tabular-nums${italic ? ' italic' : ''}`}>{value}</dd>
     </div>
   );
 }
@@ -64,8 +64,9 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
           return (
             <Stat
               key={field}
-              label={shown.fromUsage ? `${name} (response.usage)` : name}
+              label={name}
               value={formatTokens(shown.value)}
+              italic={shown.fromUsage}
               title={`${formatCount(shown.value)}${shown.fromUsage ? ` — ${USAGE_NOTE}` : ''}`}
             />
           );
@@ -73,6 +74,12 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         <Stat label="Latency Σ / max" value={`${formatMs(r.latency_sum)} / ${formatMs(r.latency_max)}`} />
         <Stat label="TTFT p50" value={formatMs(r.ttft_p50)} />
       </dl>
+      {u && r.num_calls === 0 ? (
+        <p className="text-sm text-muted">
+          Token figures in <span className="italic">italics</span> are the rollout line&apos;s own <code>response.usage</code>: this rollout has no
+          captured calls.
+        </p>
+      ) : null}
       {u && r.num_calls > 0 ? (
         <p className="text-sm text-muted" title="What the agent's final response reports in response.usage; it may count its last turn only or the whole rollout. The figures above are the captured calls' sums.">
           response.usage on the rollout line: in <span className="text-fg tabular-nums">{formatTokens(u.tokens_in)}</span> · out{' '}
