@@ -7,7 +7,7 @@ import { stripAscii } from '../capture/bytes';
 import { cacheSignal, extractTokenStats } from '../capture/record';
 
 const SHALLOW = {
-  responses_create_params: [],
+  responses_create_params: ['metadata'], // an agent's ids for the task (SWE: instance_id, dataset_name)
   response: ['id', 'model', 'status', 'usage'],
   ng_trajectory: [],
   ng_agent_observations: [],
@@ -102,7 +102,8 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
   } catch (err) {
     problem = (err as Error).message;
   }
-  const task = TASK_FIELDS.map((k) => row[k]).find((v): v is string => typeof v === 'string') ?? null;
+  const ids = taskIds(row);
+  const task = TASK_FIELDS.map((k) => row[k]).find((v): v is string => typeof v === 'string') ?? ids[0] ?? null;
   const agentRef = row.agent_ref;
   const capture = row.ng_model_call_capture;
   let attachment: RolloutAttachment | null = null;
@@ -116,7 +117,7 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
       gaps: Array.isArray(capture.gaps) ? capture.gaps : [],
     };
   }
-  const searchParts = [rolloutId ?? '', ...TASK_FIELDS.map((k) => (typeof row[k] === 'string' ? (row[k] as string) : ''))];
+  const searchParts = [rolloutId ?? '', ...TASK_FIELDS.map((k) => (typeof row[k] === 'string' ? (row[k] as string) : '')), ...ids];
   return {
     ...base,
     rolloutId,
@@ -132,6 +133,25 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
     attachment,
     usage: isJsonObject(row.response) ? lineUsage(row.response.usage) : null,
   };
+}
+
+/**
+ * Short ids a line gives its task besides the usual task fields: the request metadata's string values (a SWE
+ * agent's `instance_id`, `dataset_name`) and a `task` object's `id` (tau2), so that search finds them.
+ */
+function taskIds(row: JsonObject): string[] {
+  const ids: string[] = [];
+  const params = row.responses_create_params;
+  const metadata = isJsonObject(params) ? params.metadata : undefined;
+  if (isJsonObject(metadata)) {
+    for (const k in metadata) {
+      const v = metadata[k];
+      if (typeof v === 'string' && v && v.length <= 200) ids.push(v);
+    }
+  }
+  const task = row.task;
+  if (isJsonObject(task) && (typeof task.id === 'string' || typeof task.id === 'number')) ids.push(String(task.id));
+  return ids;
 }
 
 function lineUsage(usage: JsonValue | undefined): LineUsage | null {

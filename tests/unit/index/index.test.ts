@@ -106,6 +106,19 @@ describe('index over the real NeMo Gym rollout files (no capture)', () => {
     }
   });
 
+  it("search finds a SWE line by its request metadata's instance_id, and a tau2 line by its task's id (their task column)", async () => {
+    const index = await openIndex([DATA]);
+    const run = (prefix: string) => index.listRuns().find((r) => r.id.startsWith(prefix))!.id;
+    // The file's 5 lines are 5 rollouts of one SWE-bench instance (task 0).
+    const found = index.listRollouts(run('anyswe'), { sort: 'rollout', order: 'asc', limit: 50, q: 'astropy__astropy-12907' })!;
+    expect(found.rollouts.map((r) => [r.key, r.task])).toEqual(['0-0', '0-1', '0-2', '0-3', '0-4'].map((k) => [k, 'astropy__astropy-12907']));
+    expect(index.listRollouts(run('anyswe'), { sort: 'rollout', order: 'asc', limit: 50, q: 'django__django' })!.total).toBe(0);
+    const tau2 = JSON.parse(readFileSync(path.join(DATA, 'tau2__example_rollouts.jsonl'), 'utf8').split('\n')[0]) as { task: { id: string } };
+    const first = index.listRollouts(run('tau2'), { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.find((r) => r.line_no === 1)!;
+    expect(first.task).toBe(tau2.task.id);
+    index.close();
+  });
+
   it("keeps each line's own response.usage (the files have no calls), per rollout and summed per run", async () => {
     const index = await openIndex([DATA]);
     const runs = index.listRuns();

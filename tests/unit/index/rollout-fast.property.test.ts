@@ -22,7 +22,7 @@ function stored(bytes: Buffer, countCalls: boolean, exact: boolean): unknown {
 }
 
 let fastAnswered = 0;
-const SHALLOW_PROBE = { responses_create_params: [], response: ['id', 'model', 'status', 'usage'], ng_model_call_capture: ['metrics', 'gaps', 'rollout_id'] };
+const SHALLOW_PROBE = { responses_create_params: ['metadata'], response: ['id', 'model', 'status', 'usage'], ng_model_call_capture: ['metrics', 'gaps', 'rollout_id'] };
 function check(bytes: Buffer): void {
   if (scanShallowFast(bytes, SHALLOW_PROBE, 'ng_model_call_capture.calls')) fastAnswered++;
   for (const countCalls of [true, false]) expect(stored(bytes, countCalls, false)).toEqual(stored(bytes, countCalls, true));
@@ -80,9 +80,10 @@ const rolloutLine = fc
     ),
     numberTok,
     ws,
+    fc.oneof(valueTok, fc.constant('{"instance_id":"astropy__astropy-12907","n":1.0,"id":7}')),
   )
-  .map(([pre, capture, response, reward, w]) =>
-    `${w}{"responses_create_params":{"input":[{"role":"user","content":"hi"}],"temperature":1.0,"max":null,"seed":-3},"response":${response},` +
+  .map(([pre, capture, response, reward, w, metadata]) =>
+    `${w}{"responses_create_params":{"input":[{"role":"user","content":"hi"}],"temperature":1.0,"metadata":${metadata},"max":null,"seed":-3},"response":${response},` +
       `"reward":${reward},"_ng_task_index":3,"_ng_rollout_index":1,${pre.map(([k, v]) => `"${k}":${v},`).join('')}` +
       `"ng_model_call_capture":${capture}}${w}`,
   );
