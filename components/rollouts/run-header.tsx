@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { RunProgress } from '@/components/runs/run-progress';
 import type { RunInfo } from '@/lib/index/index';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
-import { shownTokens, type TokenField } from '@/lib/view/table';
+import { shownTokens, usageShown, type TokenField } from '@/lib/view/table';
 
 function Stat({ label, value, title, italic = false }: { label: string; value: string; title?: string; italic?: boolean }) {
   return (
@@ -20,7 +20,7 @@ export function RunHeader({ run }: { run: RunInfo }) {
   const tokens = (n: number | null) => (n === null ? '—' : `${formatCompact(n)} tok`);
   // Without captured calls, the token figures are the sums of the rollout lines' own response.usage (said so).
   const shown = (f: TokenField) => shownTokens(t, t.calls, f).value;
-  const usage = t.calls === 0 && t.response_usage ? t.response_usage : null;
+  const usage = usageShown(t, t.calls);
   const usageNote = usage ? ` — the sum of ${formatCount(usage.rollouts)} rollout lines' response.usage: no captured calls` : '';
   return (
     <header className="mb-4 space-y-3">

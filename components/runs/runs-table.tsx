@@ -8,6 +8,7 @@ import { buttonClass } from '@/components/ui/button';
 import { Checkbox } from '@/components/ui/checkbox';
 import { cn } from '@/components/ui/cn';
 import type { RunInfo } from '@/lib/index/index';
+import { usageShown } from '@/lib/view/table';
 import { RunRow } from './run-row';
 
 const HEADERS: [string, string?][] = [
@@ -76,7 +77,7 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
           </tbody>
         </table>
       </div>
-      {runs.some((r) => r.totals.calls === 0 && r.totals.response_usage) ? (
+      {runs.some((r) => usageShown(r.totals, r.totals.calls)) ? (
         <p className="text-xs text-muted">
           Token figures in <span className="italic">italics</span> are sums of the rollout lines&apos; own <code>response.usage</code>: those runs have no
           captured calls. An agent&apos;s response.usage may count its last turn only or the whole rollout.

@@ -24,7 +24,7 @@ export interface RolloutCaptureState {
  */
 export function gapsAndMismatch(r: RolloutCaptureState, hasCaptureDir: boolean, calls: number, tokensTotal: number | null): { gaps: unknown[]; mismatch: 0 | 1 } {
   let gaps: unknown[];
-  if (hasCaptureDir && r.rollout_id === null && r.capture_file === null) {
+  if (hasCaptureDir && r.rollout_id === null) {
     gaps = []; // no id, no capture to look for: the merge adds no attachment, so no gap either (§5.1 step 1)
   } else if (hasCaptureDir) {
     const found = r.capture_file !== null || r.marker === 1;

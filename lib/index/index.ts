@@ -280,7 +280,7 @@ export class CallscopeIndex extends EventEmitter {
     const line = row.line_no !== null ? await this.rolloutLine(row.pk) : null;
     const stored = line && isJsonObject(line.ng_model_call_capture) ? line.ng_model_call_capture : null;
     let capture: JsonObject | null = null;
-    if (run.captureDir && (row.rollout_id !== null || row.num_calls > 0)) {
+    if (run.captureDir && row.rollout_id !== null) {
       // (A line without a derivable rollout id gets no attachment from NeMo Gym's merge: §5.1 step 1.)
       const records = await readCaptureCalls(callsOfRollout(this.db, row.pk));
       const gaps = JSON.parse(row.gaps ?? '[]') as Gap[];
@@ -383,8 +383,11 @@ export class CallscopeIndex extends EventEmitter {
   /** Where a rollout's own line is stored (its rollouts file and byte span); null for a rollout with no line. */
   lineLocation(runId: string, key: string): { path: string; start: number; length: number } | null {
     const row = this.rollout(runId, key);
-    if (!row) return null;
-    const r = this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?').get(row.pk) as
+    return row ? this.lineSpan(row.pk) : null;
+  }
+
+  private lineSpan(pk: number): { path: string; start: number; length: number } | null {
+    const r = this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?').get(pk) as
       | { path: string; line_offset: number; line_length: number }
       | undefined;
     return r ? { path: r.path, start: r.line_offset, length: r.line_length } : null;
@@ -397,12 +400,10 @@ export class CallscopeIndex extends EventEmitter {
   }
 
   private async rolloutLine(pk: number): Promise<JsonObject | null> {
-    const r = this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?').get(pk) as
-      | { path: string; line_offset: number; line_length: number }
-      | undefined;
-    if (!r) return null;
+    const span = this.lineSpan(pk);
+    if (!span) return null;
     try {
-      return await readRolloutLine(r.path, r.line_offset, r.line_length);
+      return await readRolloutLine(span.path, span.start, span.length);
     } catch {
       return null;
     }

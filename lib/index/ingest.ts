@@ -603,7 +603,7 @@ export class Ingestor {
         l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
         l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
         l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
-        u?.tokensIn ?? null, u?.tokensOut ?? null, u?.tokensReasoning ?? null, u?.cachedTokens ?? null, u?.tokensTotal ?? null,
+        u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
         hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
       );
       if (!hasCaptureDir && l.attachment) {

@@ -1,6 +1,7 @@
 // Read queries over the index: the rollouts list (sort, filters, search, keyset pages), run totals and the
 // cross-run comparison. Every sort key has an expression index (see schema.ts), so a page costs the same at
 // any depth.
+import type { ResponseUsage } from './rollout-line';
 import type Database from 'better-sqlite3';
 import { SORT_COLUMNS, hasIndex, type SortKey } from './schema';
 
@@ -71,7 +72,7 @@ export interface RolloutRow {
   mismatch: number;
   attached_calls: number | null;
   attached_tokens_total: number | null;
-  /** The rollout line's own response.usage (rollout-line.ts, LineUsage); all null without one. */
+  /** The rollout line's own response.usage (rollout-line.ts, ResponseUsage); all null without one. */
   usage_in: number | null;
   usage_out: number | null;
   usage_reasoning: number | null;
@@ -290,13 +291,7 @@ export interface RunTotals {
   response_usage: ResponseUsageTotals | null;
 }
 
-export interface ResponseUsage {
-  tokens_in: number | null;
-  tokens_out: number | null;
-  tokens_reasoning: number | null;
-  cached_tokens: number | null;
-  tokens_total: number | null;
-}
+export type { ResponseUsage };
 
 export interface ResponseUsageTotals extends ResponseUsage {
   rollouts: number;

@@ -33,12 +33,12 @@ export interface RolloutAttachment {
  * The token counts of the line's own `response.usage` (what the agent's final response reports), read with the
  * rules of a call's usage (spec §3.1, §3.2). Not the captured calls' sums: an agent may report one turn or all.
  */
-export interface LineUsage {
-  tokensIn: number | null;
-  tokensOut: number | null;
-  tokensReasoning: number | null;
-  cachedTokens: number | null;
-  tokensTotal: number | null;
+export interface ResponseUsage {
+  tokens_in: number | null;
+  tokens_out: number | null;
+  tokens_reasoning: number | null;
+  cached_tokens: number | null;
+  tokens_total: number | null;
 }
 
 export interface RolloutLine {
@@ -57,7 +57,7 @@ export interface RolloutLine {
   search: string;
   attachment: RolloutAttachment | null;
   /** null: no `response.usage` object, or not one count in it. */
-  usage: LineUsage | null;
+  usage: ResponseUsage | null;
 }
 
 const int = (v: JsonValue | undefined): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
@@ -154,13 +154,13 @@ function taskIds(row: JsonObject): string[] {
   return ids;
 }
 
-function lineUsage(usage: JsonValue | undefined): LineUsage | null {
+function lineUsage(usage: JsonValue | undefined): ResponseUsage | null {
   if (!isJsonObject(usage)) return null;
   const t = extractTokenStats(usage);
   const count = (v: number | bigint | null): number | null => (v === null ? null : Number(v));
-  const u: LineUsage = {
-    tokensIn: count(t.tokens_in), tokensOut: count(t.tokens_out), tokensReasoning: count(t.tokens_reasoning),
-    cachedTokens: count(cacheSignal(usage).cached_tokens), tokensTotal: count(t.tokens_total),
+  const u: ResponseUsage = {
+    tokens_in: count(t.tokens_in), tokens_out: count(t.tokens_out), tokens_reasoning: count(t.tokens_reasoning),
+    cached_tokens: count(cacheSignal(usage).cached_tokens), tokens_total: count(t.tokens_total),
   };
   return Object.values(u).some((v) => v !== null) ? u : null;
 }

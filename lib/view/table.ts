@@ -97,8 +97,14 @@ export function shownTokens(
   calls: number,
   field: TokenField,
 ): { value: number | null; fromUsage: boolean } {
-  if (calls === 0 && t.response_usage) return { value: t.response_usage[field], fromUsage: true };
+  const usage = usageShown(t, calls);
+  if (usage) return { value: usage[field], fromUsage: true };
   return { value: t[field], fromUsage: false };
+}
+
+/** The response.usage a view shows in place of the captured sums (there are no calls), or null. */
+export function usageShown<U>(t: { response_usage: U | null }, calls: number): U | null {
+  return calls === 0 ? t.response_usage : null;
 }
 
 /** The token counts each row shows (shownTokens), for the page maxima of the bars. */

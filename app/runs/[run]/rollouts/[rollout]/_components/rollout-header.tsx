@@ -5,7 +5,7 @@ import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import type { PresentedRollout } from '@/lib/api/present';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
-import { shownTokens, USAGE_NOTE, type TokenField } from '@/lib/view/table';
+import { shownTokens, USAGE_NOTE, usageShown, type TokenField } from '@/lib/view/table';
 
 function Stat({ label, value, title, italic = false }: { label: string; value: string; title?: string; italic?: boolean }) {
   return (
@@ -74,13 +74,13 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         <Stat label="Latency Σ / max" value={`${formatMs(r.latency_sum)} / ${formatMs(r.latency_max)}`} />
         <Stat label="TTFT p50" value={formatMs(r.ttft_p50)} />
       </dl>
-      {u && r.num_calls === 0 ? (
+      {usageShown(r, r.num_calls) ? (
         <p className="text-sm text-muted">
           Token figures in <span className="italic">italics</span> are the rollout line&apos;s own <code>response.usage</code>: this rollout has no
           captured calls.
         </p>
       ) : null}
-      {u && r.num_calls > 0 ? (
+      {u && !usageShown(r, r.num_calls) ? (
         <p className="text-sm text-muted" title="What the agent's final response reports in response.usage; it may count its last turn only or the whole rollout. The figures above are the captured calls' sums.">
           response.usage on the rollout line: in <span className="text-fg tabular-nums">{formatTokens(u.tokens_in)}</span> · out{' '}
           <span className="text-fg tabular-nums">{formatTokens(u.tokens_out)}</span> · reasoning <span className="text-fg tabular-nums">{formatTokens(u.tokens_reasoning)}</span> ·
