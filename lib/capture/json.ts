@@ -1016,20 +1016,10 @@ function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): 
   return -1;
 }
 
-/** Set by skippedContainerEnd: the container's elements that are objects (countArrayObjects, for an array). */
-let skippedObjects = 0;
-/**
- * Set by skippedContainerEnd: the container has a scalar (not string) element of its own. countArrayObjects
- * validates such elements (Parser.skipValue parses scalars), the structural walk does not.
- */
-let skippedScalars = false;
-
 /** The end of the container at `i` walked structurally (as Parser.skipValue does), or -1. */
 function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
   const n = b.length;
   let level = 0;
-  let objects = 0;
-  skippedScalars = false;
   while (i < n) {
     const c = b[i];
     if (c === C.Quote) {
@@ -1040,20 +1030,47 @@ function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
     }
     if (c === C.LBrace || c === C.LBracket) {
       if (depth + level >= FAST_DEPTH) return -1;
-      if (level === 1 && c === C.LBrace) objects++;
       fastClosers[++level] = c + 2;
     } else if (c === C.RBrace || c === C.RBracket) {
       if (level === 0 || fastClosers[level] !== c) return -1;
-      if (--level === 0) {
-        skippedObjects = objects;
-        return i + 1;
-      }
-    } else if (level === 1 && c !== C.Comma && c !== C.Colon && c !== C.Space && c !== C.Lf && c !== C.Cr && c !== C.Tab) {
-      skippedScalars = true;
+      if (--level === 0) return i + 1;
     }
     i++;
   }
   return -1;
+}
+
+/** Set by countedArrayEnd: the elements of the array that are objects. */
+let countedObjects = 0;
+
+/**
+ * The end of the array at `i` as Parser.countArrayObjects reads it: its own elements and delimiters checked, each
+ * element walked structurally; -1 to decline, also for a scalar element (the lossless parser validates those).
+ */
+function countedArrayEnd(b: Buffer, i: number, depth: number): number {
+  if (depth >= FAST_DEPTH) return -1;
+  let objects = 0;
+  i = wsAt(b, i + 1);
+  if (b[i] === C.RBracket) {
+    countedObjects = 0;
+    return i + 1;
+  }
+  for (;;) {
+    const c = b[i];
+    if (c === C.Quote) i = closingQuote(b, i + 1) + 1;
+    else if (c === C.LBrace || c === C.LBracket) {
+      if (c === C.LBrace) objects++;
+      i = skippedContainerEnd(b, i, depth + 1);
+    } else return -1;
+    if (i <= 0) return -1;
+    i = wsAt(b, i);
+    if (b[i] === C.RBracket) {
+      countedObjects = objects;
+      return i + 1;
+    }
+    if (b[i] !== C.Comma) return -1;
+    i = wsAt(b, i + 1);
+  }
 }
 
 /**
@@ -1248,7 +1265,8 @@ export function scanExchangeFast(b: Buffer): FastExchangeScan | null {
 //   - an array-index-like key in a kept part, a key with an escape or a control character at the top level or in a
 //     shallow object, a second `ng_model_call_capture`, nesting deeper than FAST_DEPTH, anything not an object.
 // Skipped scalars are collected and validated by JSON.parse; skipped strings and containers are walked
-// structurally, as scanStrict's skipValue does. `\u` escapes are kept as they are: in python mode a lone surrogate
+// structurally, as scanStrict's skipValue does; the counted array's own elements and delimiters are checked as
+// countArrayObjects checks them (countedArrayEnd). `\u` escapes are kept as they are: in python mode a lone surrogate
 // is a character of the string, as it is for JSON.parse. Invalid UTF-8 must be excluded by the caller (isUtf8).
 
 export interface FastShallowScan {
@@ -1349,14 +1367,14 @@ function reducedShallow(
       end = closingQuote(b, i + 1) + 1;
       if (end === 0) return -1;
       if (key === counting) shallowCounted = 0;
+    } else if (key === counting && c === C.LBracket) {
+      end = countedArrayEnd(b, i, 2);
+      if (end < 0) return -1;
+      shallowCounted = countedObjects;
     } else if (c === C.LBrace || c === C.LBracket) {
       end = skippedContainerEnd(b, i, 2);
       if (end < 0) return -1;
-      if (key === counting) {
-        // A scalar element of the counted array is validated by countArrayObjects: left to the lossless scan.
-        if (c === C.LBracket && skippedScalars) return -1;
-        shallowCounted = c === C.LBracket ? skippedObjects : 0;
-      }
+      if (key === counting) shallowCounted = 0;
     } else {
       end = i;
       while (end < b.length && SCALAR_END[b[end]] === 0) end++;
