@@ -7,6 +7,7 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     pool: 'forks',
     globalSetup: ['tests/support/global-setup.ts'],
+    setupFiles: ['tests/support/fc-seed.ts'],
     testTimeout: 30_000,
     hookTimeout: 600_000,
     // Browser tests poll for what a user waits for; a loaded 2-core machine can take seconds to render.

@@ -25,6 +25,11 @@ export function RolloutIdCell({ run, r }: { run: string; r: RolloutItem }) {
           {r.unreadable} damaged
         </Badge>
       ) : null}
+      {r.line_problem ? (
+        <Badge tone="bad" title={`Line ${r.line_no ?? '?'} could not be read: ${r.line_problem}`}>
+          unreadable line
+        </Badge>
+      ) : null}
       {r.attachment_mismatch ? (
         <Badge title="The rollout line's attachment disagrees with the capture dir">mismatch</Badge>
       ) : null}

@@ -40,7 +40,7 @@ export function RunHeader({ run }: { run: RunInfo }) {
       </div>
       {run.progress.state !== 'ready' ? <RunProgress progress={run.progress} /> : null}
       <dl className="flex flex-wrap gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm">
-        <Stat label="Rollouts" value={`${formatCount(t.rollouts)}${t.failed ? ` (${formatCount(t.failed)} failed)` : ''}`} />
+        <Stat label="Rollouts" value={`${formatCount(t.rollouts)}${t.failed ? ` (${formatCount(t.failed)} failed)` : ''}${t.line_problems ? ` (${formatCount(t.line_problems)} unreadable lines)` : ''}`} />
         <Stat label="Calls" value={formatCount(t.calls)} />
         <Stat label="Tokens in" italic={usage !== null} value={tokens(shown('tokens_in'))} title={`${formatCount(shown('tokens_in'))} (${formatCount(shown('cached_tokens'))} cached)${usageNote}`} />
         <Stat label="Tokens out" italic={usage !== null} value={tokens(shown('tokens_out'))} title={`${formatCount(shown('tokens_out'))}${usageNote}`} />

@@ -47,6 +47,11 @@ export function RunRow({ run, selected, onSelect, live }: { run: RunInfo; select
             ({formatCount(t.failed)} failed)
           </span>
         ) : null}
+        {t.line_problems ? (
+          <span className="ml-1 text-bad" title={`${formatCount(t.line_problems)} lines of the rollouts files could not be read (listed by line number)`}>
+            ({formatCount(t.line_problems)} unreadable)
+          </span>
+        ) : null}
       </td>
       <td className={num}>{formatCount(t.calls)}</td>
       {TOKEN_FIELDS.map((f) => {

@@ -44,6 +44,7 @@ export function presentRollout(r: RolloutRow) {
     unreadable: r.unreadable,
     attachment_mismatch: r.mismatch === 1,
     response_usage: responseUsage(r),
+    line_problem: r.line_problem,
   };
 }
 export type PresentedRollout = ReturnType<typeof presentRollout>;

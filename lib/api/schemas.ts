@@ -82,6 +82,7 @@ export const RunSchema = z.object({
     latency_sum: nullableNumber,
     errors: z.number(),
     gaps: z.number(),
+    line_problems: z.number().describe('rollout lines that could not be read'),
     mean_reward: nullableNumber,
     model_servers: z.array(z.string()),
     response_usage: z
@@ -124,6 +125,7 @@ export const RolloutRowSchema = z.object({
   unreadable: z.number(),
   attachment_mismatch: z.boolean(),
   response_usage: ResponseUsageSchema,
+  line_problem: z.string().nullable().describe('why the rollout line could not be read (not JSON, not an object, an id NeMo Gym rejects); null when it was'),
 });
 export const RolloutPageSchema = z.object({ total: z.number(), rollouts: z.array(RolloutRowSchema), next_cursor: z.string().nullable() });
 

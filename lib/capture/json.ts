@@ -318,6 +318,9 @@ class Parser {
           this.i = i + 1;
           return;
         }
+      } else if (TOKEN_BYTE[d] === 0) {
+        this.i = i;
+        this.fail('Unexpected character');
       }
       i++;
     }
@@ -538,15 +541,25 @@ class Parser {
     }
     this.i = i;
     const text = asciiSlice(b, start, i);
-    if (isFloat) return pyFloat(Number(text));
+    if (isFloat) return this.float(text, start);
     if (i - start < 16) {
       const n = Number(text);
       return n === 0 ? 0 : n; // Python int("-0") is 0
     }
     const big = BigInt(text);
     if (big >= -9007199254740991n && big <= 9007199254740991n) return Number(big);
-    if (this.mode === 'orjson' && (big > U64_MAX || big < I64_MIN)) return pyFloat(Number(text));
+    if (this.mode === 'orjson' && (big > U64_MAX || big < I64_MIN)) return this.float(text, start);
     return big;
+  }
+
+  /** A float token's value. orjson refuses one that overflows a double; Python's json reads it as ±inf. */
+  private float(text: string, start: number): JsonValue {
+    const n = Number(text);
+    if (this.mode === 'orjson' && !Number.isFinite(n)) {
+      this.i = start;
+      this.fail('number is infinity when parsed as double');
+    }
+    return pyFloat(n);
   }
 }
 
@@ -566,6 +579,12 @@ function nestedSpanName(parent: string, key: string): string {
 
 // Closing brackets of the containers open in a skipped value (a value never nests deeper than the limit).
 const CLOSERS = new Uint8Array(1100);
+
+// 1 for the bytes a JSON text can hold outside its strings: whitespace, punctuation, numbers and the letters of
+// true, false, null (and Python's NaN, Infinity). A skipped value is walked by its strings and brackets only; a
+// byte outside this set between them (a NUL, a bare word from a torn line) still makes the line unreadable.
+const TOKEN_BYTE = new Uint8Array(256);
+for (const c of ' \t\n\r,:[]{}+-.0123456789eEtrufalsnNIiy') TOKEN_BYTE[c.charCodeAt(0)] = 1;
 
 /** The index just past the string starting at `i` (its opening quote), or -1 when it is unterminated. */
 function skipStringAt(b: Buffer, i: number): number {
@@ -981,8 +1000,12 @@ function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): 
         isFloat = true;
         i++;
         if (b[i] === C.Plus || b[i] === C.Minus) i++;
+        const expStart = i;
         while (i < n && b[i] >= C.Zero && b[i] <= C.Nine) i++;
+        // A three-digit exponent may overflow a double: orjson refuses that, JSON.parse reads Infinity.
+        if (i - expStart >= 3) return -1;
       }
+      if (isFloat && intDigits >= 300) return -1; // the same, by its digits
       if (isFloat) {
         // A float whose value is integral or not finite is a JsonFloat losslessly and a plain number here.
         // The derivation tells them apart only as token counts (validTokens), all of them under `usage`;
@@ -1034,7 +1057,7 @@ function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
     } else if (c === C.RBrace || c === C.RBracket) {
       if (level === 0 || fastClosers[level] !== c) return -1;
       if (--level === 0) return i + 1;
-    }
+    } else if (TOKEN_BYTE[c] === 0) return -1;
     i++;
   }
   return -1;
@@ -1101,10 +1124,11 @@ function reducedRequest(b: Buffer, i: number, out: string[]): number {
       if (end < 0) return -1;
       out.push((b as SliceBuffer).utf8Slice(keyStart, keyEnd + 1), ':0');
     } else {
-      // A scalar: handed to JSON.parse as is (validated there, as the lossless parser validates it).
+      // A scalar: handed to JSON.parse as is (validated there, as the lossless parser validates it), unless it
+      // is a number that may overflow a double (JSON.parse reads Infinity, orjson refuses it).
       end = i;
       while (end < b.length && SCALAR_END[b[end]] === 0) end++;
-      if (end === i) return -1;
+      if (end === i || mayOverflow(b, i, end)) return -1;
       out.push((b as SliceBuffer).latin1Slice(keyStart, end));
     }
     i = nextMember(b, end);
@@ -1112,6 +1136,13 @@ function reducedRequest(b: Buffer, i: number, out: string[]): number {
     out.push(objectClosed ? '}' : ',');
     if (objectClosed) return i;
   }
+}
+
+/** Whether the number token in [start, end) may overflow a double: a 3-digit exponent, or 300 digits. */
+function mayOverflow(b: Buffer, start: number, end: number): boolean {
+  if (end - start >= 300) return true;
+  for (let k = start; k < end; k++) if (b[k] === C.LowerE || b[k] === C.UpperE) return end - k > 3;
+  return false;
 }
 
 /** Where the first member of the top-level object `b` starts; -1 when `b` is not an object with members. */

@@ -108,11 +108,11 @@ export class Ingestor {
       markersOfRun: db.prepare('SELECT pk, key FROM rollouts WHERE run_no = ? AND marker = 1'),
       rolloutsOfLineFile: db.prepare('SELECT pk FROM rollouts WHERE line_file = ?'),
       deleteLineRollouts: db.prepare('DELETE FROM rollouts WHERE line_file = ? AND capture_file IS NULL'),
-      unlinkLineFile: db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL WHERE line_file = ?'),
+      unlinkLineFile: db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL, line_problem = NULL WHERE line_file = ?'),
       upsertLine: db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
         task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
         attached_tokens_total = ?, attached_gaps = ?, usage_in = ?, usage_out = ?, usage_reasoning = ?, usage_cached = ?, usage_total = ?,
-        source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
+        line_problem = ?, source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
       insertLineRollout: db.prepare("INSERT INTO rollouts (run_no, key, source) VALUES (?, ?, 'line')"),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
       tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
@@ -604,7 +604,7 @@ export class Ingestor {
         l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
         l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
         u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
-        hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
+        l.problem, hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
       );
       if (!hasCaptureDir && l.attachment) {
         this.stmt.deleteCallsOfRollout.run(pk);

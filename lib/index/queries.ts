@@ -35,7 +35,7 @@ export const isCursorError = (err: unknown): boolean => err instanceof Error && 
 export const ROLLOUT_COLUMNS = `pk, key, rollout_id, line_no, reward, task_index, rollout_index, attempt, failure_class, agent, task, source,
   num_calls, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_sum, latency_max, ttft_p50, errors, gaps,
   gap_count, model_servers, dialects, error_categories, started_at, completed_at, marker, unreadable, mismatch, attached_calls, attached_tokens_total,
-  usage_in, usage_out, usage_reasoning, usage_cached, usage_total`;
+  usage_in, usage_out, usage_reasoning, usage_cached, usage_total, line_problem`;
 
 export interface RolloutRow {
   pk: number;
@@ -78,6 +78,7 @@ export interface RolloutRow {
   usage_reasoning: number | null;
   usage_cached: number | null;
   usage_total: number | null;
+  line_problem: string | null;
 }
 
 function sortExpression(sort: SortKey): string {
@@ -285,6 +286,8 @@ export interface RunTotals {
   latency_sum: number | null;
   errors: number;
   gaps: number;
+  /** Rollout lines that could not be read (line_problem set). */
+  line_problems: number;
   mean_reward: number | null;
   model_servers: string[];
   /** Sums of the rollout lines' own response.usage, over the `rollouts` that have one; null when none has. */
@@ -323,7 +326,7 @@ export interface TotalsParts extends Omit<RunTotals, 'mean_reward' | 'model_serv
 const TOTALS_SELECT = `count(*) AS rollouts, count(failure_class) AS failed, IFNULL(sum(num_calls), 0) AS calls, sum(tokens_in) AS tokens_in,
   sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning, sum(tokens_total) AS tokens_total,
   sum(cached_tokens) AS cached_tokens, sum(latency_sum) AS latency_sum, IFNULL(sum(errors), 0) AS errors,
-  IFNULL(sum(gap_count), 0) AS gaps, sum(reward) AS reward_sum, count(reward) AS reward_n,
+  IFNULL(sum(gap_count), 0) AS gaps, count(line_problem) AS line_problems, sum(reward) AS reward_sum, count(reward) AS reward_n,
   count(IFNULL(usage_in, IFNULL(usage_out, IFNULL(usage_reasoning, IFNULL(usage_cached, usage_total))))) AS usage_rollouts,
   sum(usage_in) AS usage_in, sum(usage_out) AS usage_out, sum(usage_reasoning) AS usage_reasoning,
   sum(usage_cached) AS usage_cached, sum(usage_total) AS usage_total FROM rollouts`;
@@ -354,12 +357,12 @@ const plus = (a: number | null, b: number | null): number | null => (a === null 
 export function addTotalsParts(parts: TotalsParts[]): TotalsParts {
   const out: TotalsParts = {
     rollouts: 0, failed: 0, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null,
-    latency_sum: null, errors: 0, gaps: 0, reward_sum: null, reward_n: 0, usage_rollouts: 0, usage_in: null, usage_out: null,
+    latency_sum: null, errors: 0, gaps: 0, line_problems: 0, reward_sum: null, reward_n: 0, usage_rollouts: 0, usage_in: null, usage_out: null,
     usage_reasoning: null, usage_cached: null, usage_total: null, servers: [],
   };
   const servers = new Set<string>();
   for (const p of parts) {
-    for (const k of ['rollouts', 'failed', 'calls', 'errors', 'gaps', 'reward_n', 'usage_rollouts'] as const) out[k] += p[k];
+    for (const k of ['rollouts', 'failed', 'calls', 'errors', 'gaps', 'line_problems', 'reward_n', 'usage_rollouts'] as const) out[k] += p[k];
     for (const k of ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'cached_tokens', 'latency_sum', 'reward_sum', 'usage_in', 'usage_out', 'usage_reasoning', 'usage_cached', 'usage_total'] as const) {
       out[k] = plus(out[k], p[k]);
     }
@@ -375,7 +378,7 @@ export function finishTotals(p: TotalsParts): RunTotals {
     : null;
   return {
     rollouts: p.rollouts, failed: p.failed, calls: p.calls, tokens_in: p.tokens_in, tokens_out: p.tokens_out, tokens_reasoning: p.tokens_reasoning,
-    tokens_total: p.tokens_total, cached_tokens: p.cached_tokens, latency_sum: p.latency_sum, errors: p.errors, gaps: p.gaps,
+    tokens_total: p.tokens_total, cached_tokens: p.cached_tokens, latency_sum: p.latency_sum, errors: p.errors, gaps: p.gaps, line_problems: p.line_problems,
     mean_reward: p.reward_n && p.reward_sum !== null ? p.reward_sum / p.reward_n : null, model_servers: [...p.servers].sort(), response_usage,
   };
 }

@@ -9,7 +9,7 @@ import { readLinesSync } from './line-reader';
 import { readRolloutLine, type RolloutLine } from './rollout-line';
 
 /** A rollout line as stored: plain values only (it crosses from a worker by structured clone). */
-export interface StoredRolloutLine extends Omit<RolloutLine, 'problem' | 'search' | 'attachment'> {
+export interface StoredRolloutLine extends Omit<RolloutLine, 'search' | 'attachment'> {
   /** In a slice read by a worker: the line's index within the slice (ingest adds the slice's first line number). */
   lineNo: number;
   /** null: the default, `line <lineNo>` (a line that is not a JSON object). */
@@ -35,7 +35,7 @@ export function storedRolloutLine(l: RolloutLine, countCalls: boolean): StoredRo
     lineNo: l.lineNo, offset: l.offset, length: l.length, rolloutId: l.rolloutId, reward: l.reward, taskIndex: l.taskIndex,
     rolloutIndex: l.rolloutIndex, attempt: l.attempt, failureClass: l.failureClass, agent: l.agent, task: l.task,
     // A JSON object's search text joins several fields with newlines, so it is never the default's.
-    search: l.search === `line ${l.lineNo}` ? null : l.search, attachment, usage: l.usage,
+    search: l.search === `line ${l.lineNo}` ? null : l.search, attachment, usage: l.usage, problem: l.problem,
   };
 }
 

@@ -7,7 +7,7 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {
@@ -62,6 +62,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
   failure_class TEXT, agent TEXT, task TEXT, search TEXT,
   attached_calls INTEGER, attached_tokens_total INTEGER, attached_gaps TEXT,
   usage_in INTEGER, usage_out INTEGER, usage_reasoning INTEGER, usage_cached INTEGER, usage_total INTEGER,
+  -- Why the rollout line could not be read (not JSON, not an object, an id NeMo Gym's derivation rejects); null when it was.
+  line_problem TEXT,
   capture_file INTEGER, marker INTEGER NOT NULL DEFAULT 0, unreadable INTEGER NOT NULL DEFAULT 0,
   source TEXT NOT NULL DEFAULT 'none',
   num_calls INTEGER NOT NULL DEFAULT 0,

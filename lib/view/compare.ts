@@ -48,6 +48,7 @@ export function totalsTable(c: Comparison): CompareTable {
     ['gaps', 'count', (r) => r.totals.gaps],
     ['mean reward', 'reward', (r) => r.totals.mean_reward],
   ];
+  if (c.runs.some((r) => r.totals.line_problems)) metrics.splice(2, 0, ['unreadable rollout lines', 'count', (r) => r.totals.line_problems]);
   // The rollout lines' own response.usage, summed (what agents report; the rows above are the captured calls').
   if (c.runs.some((r) => r.totals.response_usage)) {
     metrics.push(

@@ -205,4 +205,5 @@ export const ROLLOUT_CSV_COLUMNS: CsvColumn<RolloutItem>[] = [
   { header: 'incomplete', value: (r) => r.incomplete },
   { header: 'unreadable_lines', value: (r) => r.unreadable },
   { header: 'source', value: (r) => r.source },
+  { header: 'line_problem', value: (r) => r.line_problem },
 ];

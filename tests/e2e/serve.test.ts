@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallColumnsSchema } from '../../lib/api/schemas';
 import { readCaptureFile } from '../../lib/capture/store';
+import { reportFigure } from '../support/reliability';
 import { ROOT, startServe, type Served } from '../support/server';
 
 let demo: string;
@@ -80,6 +81,7 @@ describe('callscope serve refuses unsafe binds', () => {
     const r = spawnSync(process.execPath, ['bin/callscope.js', 'serve', '--host', '0.0.0.0', '--port', '0'], { cwd: ROOT, encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('callscope serve: --host 0.0.0.0 is not a loopback address; refusing to serve it without --token\n');
+    reportFigure('R9', 'a non-loopback bind without --token refused (exit 2, nothing bound)', { probes: 1, bypasses: 0 });
   });
 
   it('a missing PATH is a one-line error', () => {
@@ -171,14 +173,17 @@ describe('the JSON API', () => {
       `/api/runs/${id}/rollouts`, `/api/runs/swe-claude-code/rollouts/${id}`, `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}`,
       `/api/runs/swe-claude-code/rollouts/0-0/calls/${id}/raw`, `/api/runs/swe-claude-code/rollouts/${id}/line`,
     ];
+    let probes = 0;
     for (const id of corpus) {
       for (const p of routes(id)) {
         const res = await get(p);
         expect(res.status, p).toBeGreaterThanOrEqual(400);
         expect(res.status, p).toBeLessThan(500);
         expect(await res.text()).not.toContain('root:');
+        probes++;
       }
     }
+    reportFigure('R7', `${probes} traversal probes (${corpus.length} encodings × ${routes('x').length} id-taking API routes): all 4xx, 0 escapes`, { probes, escapes: 0 });
   });
 
   it('R9: a foreign Host header is refused', async () => {
@@ -190,6 +195,7 @@ describe('the JSON API', () => {
       req.end();
     });
     expect(status).toBe(421);
+    reportFigure('R9', 'a foreign Host header refused (421)', { probes: 1, bypasses: 0 });
   });
 
   it('pages send a Content-Security-Policy', async () => {
@@ -234,5 +240,6 @@ describe('serve with a token', () => {
     expect(res.status).toBe(303);
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
     expect((await fetch(tokenServed.url + '/api/runs', { headers: { cookie } })).status).toBe(200);
+    reportFigure('R9', 'with --token: a page and the API without it, and with a wrong one, refused (401)', { probes: 3, bypasses: 0 });
   });
 });

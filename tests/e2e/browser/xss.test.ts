@@ -12,6 +12,7 @@ import { buildExchange, type ObservedCall } from '../../../lib/capture/exchange'
 import { serialize, type JsonObject } from '../../../lib/capture/json';
 import { serializeExchange } from '../../../lib/capture/store';
 import { apiJson, CLEAN, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
+import { reportFigure } from '../../support/reliability';
 import { startServe, type Served } from '../../support/server';
 
 const VECTORS = [
@@ -231,7 +232,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (views.length) {
     const present = views.reduce((n, v) => n + v.present, 0);
-    console.log(`R8: ${VECTORS.length} vectors × ${views.length} views = ${VECTORS.length * views.length} renderings (${present} with the vector's text on screen), 0 executions, 0 outbound requests`);
+    reportFigure('R8', `${VECTORS.length} vectors × ${views.length} views = ${VECTORS.length * views.length} renderings in Chromium (${present} with the vector's text on screen), 0 executions, 0 outbound requests`, { renderings: VECTORS.length * views.length, executions: 0, outbound: 0 });
   }
   await t?.close();
   await browser?.close();

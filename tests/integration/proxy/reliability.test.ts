@@ -30,6 +30,7 @@ import {
   SSE_HEADERS,
   type Scenario,
 } from '../../support/mock-upstream';
+import { reportFigure, scaled } from '../../support/reliability';
 import { rawCall, startProxy, type ProxyHarness } from './harness';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -106,9 +107,9 @@ describe('R1 byte transparency', () => {
           exchanges++;
         },
       ),
-      { numRuns: 80 },
+      { numRuns: scaled(80) },
     );
-    console.log(`R1: ${exchanges} exchanges through the proxy, 0 altered bytes`);
+    reportFigure('R1', `${exchanges} random exchanges through the proxy (3 dialects, JSON, SSE, raw bytes, empty, gzip, random chunking and delays), 0 altered bytes`, { exchanges, altered: 0 });
   });
 
   it('a 20 MB body, once', async () => {
@@ -118,35 +119,43 @@ describe('R1 byte transparency', () => {
     await transparent(proxy, 'r1-big', 'chat', { headers: JSON_HEADERS, chunks: cutAt(body, cuts) });
     expect(Buffer.byteLength(proxy.text('r1-big'))).toBeGreaterThan(20e6);
     expect(proxy.exchanges('r1-big')[0]).toMatchObject({ error_category: null, response: { id: 'big' } });
+    reportFigure('R1', `one ${(body.length / 1e6).toFixed(1)} MB body in 65 KB chunks, 0 altered bytes`, { exchanges: 1, altered: 0 });
   });
 });
 
 describe('R2 concurrency', () => {
   it('1,000 concurrent streaming calls: each captured once, in its rollout file, no interleaved lines', async () => {
-    const calls = 1000;
-    const rollouts = 50;
-    mock.set('r2', (request) => {
-      const { i } = JSON.parse(request.body.toString());
-      return { headers: SSE_HEADERS, chunks: [`data: {"id":"c${i}","choices":[{"delta":{"content":"${i}"}}]}\n\n`, 'data: [DONE]\n\n'], delayMs: 5 };
-    });
-    const results = await Promise.all(
-      Array.from({ length: calls }, (_, i) =>
-        rawCall(`${proxy.url}/ng-rollout/r2-${i % rollouts}/v1/chat/completions`, { body: JSON.stringify({ i, stream: true }), headers: { 'x-mock-scenario': 'r2' } }),
-      ),
-    );
-    results.forEach((r, i) => expect(r.body.toString()).toBe(`data: {"id":"c${i}","choices":[{"delta":{"content":"${i}"}}]}\n\ndata: [DONE]\n\n`));
-    let total = 0;
-    for (let r = 0; r < rollouts; r++) {
-      const lines = proxy.exchanges(`r2-${r}`); // strict: a torn or interleaved line would not parse
-      const seen = lines.map((l) => (l.request as { i: number }).i).sort((a, b) => a - b);
-      expect(seen).toEqual(Array.from({ length: calls / rollouts }, (_, k) => k * rollouts + r));
-      for (const l of lines) expect(l).toMatchObject({ error_category: null, response: { id: `c${(l.request as { i: number }).i}` } });
-      total += lines.length;
-    }
-    expect(total).toBe(calls);
-    console.log(`R2: ${total}/${calls} records`);
-  });
+    // One round in CI; test:soak runs more, one after the other, each on rollout files of its own.
+    for (let round = 0; round < scaled(1); round++) await concurrentRound(round);
+  }, scaled(1) * 120_000);
 });
+
+/** 1,000 concurrent streaming calls over 50 rollouts (`round` > 0: on rollout files of its own). */
+async function concurrentRound(round: number) {
+  const calls = 1000;
+  const rollouts = 50;
+  const prefix = round ? `r2x${round}-` : 'r2-';
+  mock.set('r2', (request) => {
+    const { i } = JSON.parse(request.body.toString());
+    return { headers: SSE_HEADERS, chunks: [`data: {"id":"c${i}","choices":[{"delta":{"content":"${i}"}}]}\n\n`, 'data: [DONE]\n\n'], delayMs: 5 };
+  });
+  const results = await Promise.all(
+    Array.from({ length: calls }, (_, i) =>
+      rawCall(`${proxy.url}/ng-rollout/${prefix}${i % rollouts}/v1/chat/completions`, { body: JSON.stringify({ i, stream: true }), headers: { 'x-mock-scenario': 'r2' } }),
+    ),
+  );
+  results.forEach((r, i) => expect(r.body.toString()).toBe(`data: {"id":"c${i}","choices":[{"delta":{"content":"${i}"}}]}\n\ndata: [DONE]\n\n`));
+  let total = 0;
+  for (let r = 0; r < rollouts; r++) {
+    const lines = proxy.exchanges(`${prefix}${r}`); // strict: a torn or interleaved line would not parse
+    const seen = lines.map((l) => (l.request as { i: number }).i).sort((a, b) => a - b);
+    expect(seen).toEqual(Array.from({ length: calls / rollouts }, (_, k) => k * rollouts + r));
+    for (const l of lines) expect(l).toMatchObject({ error_category: null, response: { id: `c${(l.request as { i: number }).i}` } });
+    total += lines.length;
+  }
+  expect(total).toBe(calls);
+  reportFigure('R2', `${calls.toLocaleString('en-US')} concurrent streaming calls over ${rollouts} rollouts: ${total}/${calls} records, each once, in its rollout's file, no interleaved line`, { records: total, calls });
+}
 
 // --- R3 ------------------------------------------------------------------------------------------------
 
@@ -176,7 +185,9 @@ describe('R3 capture failures never fail or alter the call', () => {
   const json = (): Scenario => ({ headers: JSON_HEADERS, chunks: cutAt(messagesJson(), [50, 400]), delayMs: 1 });
   let affected = 0;
   let marked = 0;
-  afterAll(() => console.log(`R3: 0 calls altered; ${marked}/${affected} affected rollouts marked (a read-only or deleted dir cannot hold a marker)`));
+  afterAll(() =>
+    reportFigure('R3', `${affected} capture failures (${canMount ? 'full disk, read-only dir, ' : 'no tmpfs here: full disk and read-only dir skipped; '}unwritable file, deleted dir) and a held lock: 0 calls altered; ${marked}/${affected} affected rollouts marked (a read-only or deleted dir cannot hold a marker)`, { affected, marked, altered: 0 }),
+  );
 
   async function bothUnchanged(h: ProxyHarness, rollout: string) {
     await transparent(h, rollout, 'messages', sse());
@@ -278,7 +289,7 @@ describe('R3 capture failures never fail or alter the call', () => {
 describe('R4 kill -9 during concurrent appends', () => {
   it('no acknowledged line is lost; at most one torn tail, which the reader reports', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-kill-'));
-    const rounds = 3;
+    const rounds = 3 * scaled(1);
     const workers = 3;
     // Rounds run side by side, each on its own rollout file, killed at different moments.
     const round = async (k: number) => {
@@ -295,7 +306,7 @@ describe('R4 kill -9 during concurrent appends', () => {
       await Promise.all(ready);
       // Kill only once appends are under way (on a loaded machine the writers may start slowly).
       for (const deadline = Date.now() + 30_000; acks.size < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-      await new Promise((r) => setTimeout(r, 100 + k * 150));
+      await new Promise((r) => setTimeout(r, 100 + (k % 3) * 150));
       const exited = children.map((c) => new Promise((r) => c.once('exit', r)));
       for (const c of children) c.kill('SIGKILL');
       await Promise.all(exited);
@@ -312,10 +323,12 @@ describe('R4 kill -9 during concurrent appends', () => {
       return acks.size;
     };
     try {
-      const acked = (await Promise.all(Array.from({ length: rounds }, (_, k) => round(k)))).reduce((a, b) => a + b, 0);
-      console.log(`R4: ${rounds} rounds x ${workers} writers killed, ${acked} acknowledged appends, 0 lost`);
+      // Three rounds at a time (nine writer processes), killed at different moments.
+      let acked = 0;
+      for (let k = 0; k < rounds; k += 3) acked += (await Promise.all([k, k + 1, k + 2].map((j) => round(j)))).reduce((a, b) => a + b, 0);
+      reportFigure('R4', `${rounds} rounds × ${workers} writers killed with SIGKILL mid-append: ${acked} acknowledged appends, 0 lost, at most one torn tail per file (reported as unreadable)`, { kills: rounds * workers, acknowledged: acked, lost: 0 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, scaled(1) * 60_000);
 });

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatJson, jsonScenario, messagesStream, MockUpstream, sha256, streamScenario } from '../../support/mock-upstream';
+import { reportFigure } from '../../support/reliability';
 import { API_KEY, header, rawCall, startProxy, type ProxyHarness } from './harness';
 
 let mock: MockUpstream;
@@ -93,6 +94,7 @@ describe('prefix stripping and what is captured', () => {
     }
     expect(tree(root)).toEqual(before);
     expect(proxy.warnings).toEqual([]);
+    reportFigure('R7', `${ids.length} hostile rollout ids through the proxy prefix: forwarded, never captured, no file created anywhere`, { probes: ids.length, escapes: 0 });
   });
 
   it('`..` is a valid store id: it names the file `...capture.jsonl` inside the capture dir', async () => {
@@ -112,6 +114,7 @@ describe('headers', () => {
     expect(header(seen, 'host')).toBe(new URL(mock.url).host);
     expect(header(seen, 'x-forwarded-for')).toBe('203.0.113.9');
     expect(proxy.exchanges('route-4')).toHaveLength(1);
+    reportFigure('R9', 'Host, X-Forwarded-* and Forwarded never choose the proxy\'s upstream', { probes: 1, bypasses: 0 });
   });
 
   it('R9: request headers reach the upstream but never the capture file', async () => {
@@ -121,6 +124,7 @@ describe('headers', () => {
     for (const [name, value] of Object.entries(secrets)) expect(header(seen, name)).toBe(value);
     const file = readFileSync(path.join(root, 'capture', 'route-5.capture.jsonl'), 'utf8');
     for (const needle of ['SECRET', 'authorization', 'x-api-key', 'cookie', 'x-mock-scenario']) expect(file.toLowerCase()).not.toContain(needle.toLowerCase());
+    reportFigure('R9', `${Object.keys(secrets).length} secret-bearing request headers: forwarded upstream, absent from the capture file`, { probes: Object.keys(secrets).length, bypasses: 0 });
   });
 
   it('hop-by-hop request headers, and those named in Connection, stop at the proxy', async () => {

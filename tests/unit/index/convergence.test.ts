@@ -9,6 +9,7 @@ import { buildAttachment, collectCapture } from '../../../lib/capture/attachment
 import { serialize, type JsonObject } from '../../../lib/capture/json';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { line, makeExchange } from '../../support/exchange';
+import { reportFigure, scaled } from '../../support/reliability';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-r5-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -35,6 +36,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 describe('R5: the index converges to the files', () => {
   it('after any sequence of file operations', async () => {
     let seq = 0;
+    let steps = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 12 }), async (ops) => {
         const root = path.join(tmp, `s${seq++}`);
@@ -70,6 +72,7 @@ describe('R5: the index converges to the files', () => {
             }
             if (o.kind === 'marker') writeFileSync(path.join(captures, `${o.file}-0.capture.incomplete`), '');
             await index.refreshPaths(new Set([f, path.join(captures, `${o.file}-0.capture.incomplete`)]));
+            steps++;
             for (let i = 0; i < 3; i++) {
               const id = `${i}-0`;
               const detail = await index.rolloutDetail('run', id);
@@ -87,9 +90,10 @@ describe('R5: the index converges to the files', () => {
           index.close();
         }
       }),
-      { numRuns: 100 },
+      { numRuns: scaled(100) },
     );
-  }, 120_000);
+    reportFigure('R5', `${seq} random sequences (${steps} file operations: appends, partial lines, junk, truncation, deletion, markers), the index equal to the tolerant reader after each: 0 divergences`, { sequences: seq, operations: steps, divergences: 0 });
+  }, scaled(1) * 120_000);
 });
 
 async function withoutTail(file: string, dir: string, id: string) {

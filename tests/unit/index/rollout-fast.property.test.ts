@@ -18,7 +18,7 @@ const DATA = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
 function stored(bytes: Buffer, countCalls: boolean, exact: boolean): unknown {
   const line = readRolloutLine(bytes, 3, 100, countCalls, exact);
   if (!line) return null;
-  return { problem: line.problem, ...storedRolloutLine(line, countCalls) };
+  return storedRolloutLine(line, countCalls);
 }
 
 let fastAnswered = 0;

@@ -51,6 +51,12 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         {r.errors > 0 ? <Badge tone="bad">{r.errors} error{r.errors === 1 ? '' : 's'}</Badge> : null}
         <LiveRefresh runs={[run]} rollout={r.key} className="ml-auto" />
       </div>
+      {r.line_problem ? (
+        <p role="alert" className="rounded-md border border-bad/40 bg-bad/10 px-3 py-2 text-sm text-bad">
+          Line {r.line_no ?? '?'} of the {r.failure_class ? 'failures' : 'rollouts'} file could not be read: {r.line_problem}. It is listed so that no
+          line goes missing; it has no reward, task or attachment here.
+        </p>
+      ) : null}
       <dl className="grid grid-cols-2 gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm sm:grid-cols-4 lg:grid-cols-7">
         <Stat label="Reward" value={formatReward(r.reward)} />
         <Stat label="Attempt" value={r.attempt === null ? '—' : String(r.attempt)} />
