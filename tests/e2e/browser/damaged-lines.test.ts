@@ -1,0 +1,81 @@
+// A rollouts file with lines that cannot be read (not JSON, not an object, a bad rollout id) next to good ones:
+// every line is listed, the damaged ones say so and why, on the runs page, in the rollouts table, in the run's
+// header and on the rollout's own page, with zero page errors.
+import { mkdirSync, mkdtempSync, promises as fsp, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiJson, CLEAN, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
+import { startServe, type Served } from '../../support/server';
+
+let dir: string;
+let served: Served;
+let browser: Browser;
+let t: TrackedPage;
+
+const LINES = [
+  '{"reward": 1.0, "task_id": "good-1", "_ng_task_index": 0, "_ng_rollout_index": 0}',
+  '{"reward": 0.5, "task_id": "torn", "respo',
+  '[1, 2, 3]',
+  '{"reward": 0.0, "task_id": "bad-id", "_ng_rollout_id": "../etc"}',
+  '{"reward": NaN, "task_id": "good-3"}',
+];
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-damaged-'));
+  mkdirSync(path.join(dir, 'runs'), { recursive: true });
+  writeFileSync(path.join(dir, 'runs', 'damaged.jsonl'), LINES.join('\n') + '\n');
+  [served, browser] = await Promise.all([startServe([path.join(dir, 'runs', 'damaged.jsonl'), '--index-dir', path.join(dir, 'idx')]), launchBrowser()]);
+  t = await openPage(browser, served.url);
+});
+
+afterAll(async () => {
+  await t?.close();
+  await browser?.close();
+  await served?.stop();
+  if (dir) await fsp.rm(dir, { recursive: true, force: true });
+});
+
+interface Row {
+  key: string;
+  line_no: number;
+  line_problem: string | null;
+}
+
+describe('unreadable rollout lines', () => {
+  it('the API lists every line, the unreadable ones with why (json.loads reads NaN, so that line is fine)', async () => {
+    const { runs } = await apiJson<{ runs: { id: string; totals: { rollouts: number; line_problems: number } }[] }>(served.url, '/api/runs');
+    expect(runs).toEqual([expect.objectContaining({ id: 'damaged', totals: expect.objectContaining({ rollouts: 5, line_problems: 3 }) })]);
+    const { rollouts } = await apiJson<{ rollouts: Row[] }>(served.url, '/api/runs/damaged/rollouts?sort=rollout&order=asc');
+    const byLine = Object.fromEntries(rollouts.map((r) => [r.line_no, r.line_problem]));
+    expect(byLine[1]).toBeNull();
+    expect(byLine[2]).toMatch(/^not JSON: /);
+    expect(byLine[3]).toBe('not a JSON object');
+    expect(byLine[4]).toMatch(/^_ng_rollout_id must be a string of letters, digits, dots, dashes or underscores .*; got '\.\.\/etc'$/);
+    expect(byLine[5]).toBeNull();
+  });
+
+  it('the runs page, the rollouts table and the run header count and mark them', async () => {
+    t.reset();
+    await t.goto('/');
+    await t.page.getByRole('row', { name: 'run damaged' }).getByText('(3 unreadable)').waitFor();
+    await t.goto('/runs/damaged');
+    await t.page.getByText(/^5 \(3 unreadable lines\)$/).waitFor();
+    const badges = t.page.getByRole('table').getByText('unreadable line', { exact: true });
+    await expect.poll(() => badges.count()).toBe(3);
+    expect(await badges.first().getAttribute('title')).toMatch(/^Line \d could not be read: /);
+    await settle(t.page);
+    expect(problems(t)).toEqual(CLEAN);
+  });
+
+  it("the rollout page of a damaged line says which line of which file, and why", async () => {
+    t.reset();
+    const res = await t.goto('/runs/damaged/rollouts/line-2');
+    expect(res.status()).toBe(200);
+    const alert = t.page.getByRole('alert').filter({ hasText: 'could not be read' });
+    await expect.poll(() => alert.textContent()).toMatch(/^Line 2 of the rollouts file could not be read: not JSON: .+\. It is listed so that no line goes missing/);
+    await settle(t.page);
+    expect(problems(t)).toEqual(CLEAN);
+  });
+});
