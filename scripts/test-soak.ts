@@ -100,7 +100,11 @@ function main(): void {
     const counts: Record<string, number> = {};
     for (const f of mine) for (const [k, v] of Object.entries(f.counts)) counts[k] = (counts[k] ?? 0) + v;
     const filesPassed = t.files.every((f) => outcomes.find((o) => o.file === f)?.status === 'passed');
-    return { id: t.id, must_hold: t.must, files: t.files, figures: mine.map((f) => f.text), counts, result: filesPassed && mine.length > 0 ? 'pass' : 'FAIL' };
+    // A figure reported once per round (R2) is listed once, with how many times.
+    const texts = new Map<string, number>();
+    for (const f of mine) texts.set(f.text, (texts.get(f.text) ?? 0) + 1);
+    const figuresText = [...texts].map(([text, n]) => (n > 1 ? `${n} × (${text})` : text));
+    return { id: t.id, must_hold: t.must, files: t.files, figures: figuresText, counts, result: filesPassed && mine.length > 0 ? 'pass' : 'FAIL' };
   });
   const report = {
     benchmark: 'test:soak',
