@@ -4,6 +4,7 @@ import { Download } from 'lucide-react';
 import { useState } from 'react';
 import { buttonClass } from '@/components/ui/button';
 import { formatBytes } from '@/lib/view/format';
+import { indentKeepingNumbers } from '@/lib/view/json-source';
 import { CopyButton } from './copy-button';
 import { keepText, useFetched } from './use-fetched';
 
@@ -20,21 +21,16 @@ export function RawView({ rawHref }: { rawHref: string | null }) {
   if (raw.status === 'error') {
     return <p className="text-sm text-muted">The stored line could not be loaded: {raw.message}</p>;
   }
-  let text = raw.value;
-  if (pretty) {
-    try {
-      text = JSON.stringify(JSON.parse(text), null, 2);
-    } catch {
-      // a damaged line stays as stored
-    }
-  }
+  // Indented with every number as stored where the browser can (JSON.rawJSON); a damaged line stays as stored.
+  const indented = pretty ? indentKeepingNumbers(raw.value) : null;
+  const text = indented?.text ?? raw.value;
   const folded = !all && text.length > SHOWN;
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <span className="text-muted">{formatBytes(raw.bytes)} as stored in the capture file</span>
         <label className="flex items-center gap-1.5">
-          <input type="checkbox" checked={pretty} onChange={(e) => setPretty(e.target.checked)} /> indent (numbers as JavaScript reads them)
+          <input type="checkbox" checked={pretty} onChange={(e) => setPretty(e.target.checked)} /> indent{indented && !indented.exact ? ' (numbers as JavaScript reads them: this browser cannot keep them as stored)' : ''}
         </label>
         <CopyButton label="Copy the line" text={() => raw.value} showLabel />
         <a href={`${rawHref}?download`} className={buttonClass('outline', 'ml-auto h-7')} download>

@@ -3,6 +3,7 @@
 // Loads one URL once per address (payloads are fetched by the browser, never carried in page props), with
 // its size in bytes and the time it took, and a readable error for a 404 or a failed request.
 import { useEffect, useState } from 'react';
+import { parseKeepingNumbers } from '@/lib/view/json-source';
 import { readBody } from './read-body';
 
 export type Fetched<T> =
@@ -43,7 +44,7 @@ export function useFetched<T>(url: string | null, parse: (text: string) => T): F
 export type CallRecord = Record<string, unknown>;
 
 export const parseRecord = (text: string): CallRecord => {
-  const v: unknown = JSON.parse(text);
+  const v: unknown = parseKeepingNumbers(text);
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as CallRecord) : {};
 };
 export const keepText = (text: string) => text;

@@ -4,6 +4,7 @@ import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { formatCount } from '@/lib/view/format';
 import { parsePointer, resolvePointer } from '@/lib/view/json-pointer';
+import { numberText, stringifyKeepingNumbers } from '@/lib/view/json-source';
 import { classifyString, flattenTree, revealPointer, searchTree, type TreeOptions } from '@/lib/view/json-tree';
 import { estimateRowHeight } from '@/lib/view/json-tree-layout';
 import { JsonTreeRow, type RowActions } from './json-tree-row';
@@ -112,8 +113,16 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
       toggle: (p) => setToggled((t) => flip(t, p)),
       toggleString: (p) => setStrings((s) => flip(s, p)),
       copyValue: (p) => {
-        const r = resolvePointer(value, parsePointer(p.slice(basePointer.length)));
-        return r.found ? (typeof r.value === 'string' ? r.value : JSON.stringify(r.value, null, 2)) : '';
+        const tokens = parsePointer(p.slice(basePointer.length));
+        const r = resolvePointer(value, tokens);
+        if (!r.found) return '';
+        if (typeof r.value === 'string') return r.value;
+        // A number as its payload wrote it: looked up in its holder.
+        if (typeof r.value === 'number' && tokens.length) {
+          const holder = resolvePointer(value, tokens.slice(0, -1));
+          return numberText(holder.found ? holder.value : null, tokens[tokens.length - 1], r.value);
+        }
+        return stringifyKeepingNumbers(r.value);
       },
     }),
     [value, basePointer],

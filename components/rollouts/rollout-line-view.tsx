@@ -12,15 +12,16 @@ import { LongText } from '@/components/payload/long-text';
 import { buttonClass } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { formatBytes } from '@/lib/view/format';
+import { parseKeepingNumbers } from '@/lib/view/json-source';
 
 const BASE = '/line';
 
 type Line = { value: unknown; text: null } | { value: null; text: string };
 
-/** JSON.parse of the line; a line it cannot read (NaN, a BOM: Python's json reads those) is shown as text. */
+/** The line parsed (numbers kept as written); a line JSON.parse cannot read (NaN, a BOM: Python's json reads those) is shown as text. */
 function parseLine(text: string): Line {
   try {
-    return { value: JSON.parse(text) as unknown, text: null };
+    return { value: parseKeepingNumbers(text), text: null };
   } catch {
     return { value: null, text };
   }

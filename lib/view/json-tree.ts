@@ -5,6 +5,7 @@
 // to a preview until their pointer is in `expandedStrings`. Row ids are JSON pointers relative to the call
 // record (`/request/messages/3`), so a URL fragment addresses a row directly.
 import { ancestorPointers, childPointer, parsePointer, resolvePointer } from './json-pointer';
+import { numberText } from './json-source';
 
 export type TreeValueType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
@@ -106,8 +107,10 @@ export function isOpenByDefault(depth: number, size: number, options: TreeOption
   return depth < (options.defaultDepth ?? DEFAULTS.defaultDepth) && size <= (options.openMaxChildren ?? DEFAULTS.openMaxChildren);
 }
 
-function scalarText(v: unknown): string {
+/** A scalar as text; a number as its payload wrote it (`holder[key]`, see json-source.ts). */
+function scalarText(v: unknown, holder?: unknown, key: string | number | null = null): string {
   if (v === null || v === undefined) return 'null';
+  if (typeof v === 'number' || typeof v === 'bigint') return numberText(holder, key, v);
   return String(v);
 }
 
@@ -118,11 +121,11 @@ export function flattenTree(value: unknown, options: TreeOptions = {}): TreeRow[
   const longChars = options.longStringChars ?? DEFAULTS.longStringChars;
   const previewChars = options.previewChars ?? DEFAULTS.previewChars;
   const rows: TreeRow[] = [];
-  const stack: { v: unknown; pointer: string; depth: number; key: string | number | null }[] = [
-    { v: value, pointer: options.basePointer ?? '', depth: 0, key: null },
+  const stack: { v: unknown; pointer: string; depth: number; key: string | number | null; holder: unknown }[] = [
+    { v: value, pointer: options.basePointer ?? '', depth: 0, key: null, holder: null },
   ];
   while (stack.length) {
-    const { v, pointer, depth, key } = stack.pop()!;
+    const { v, pointer, depth, key, holder } = stack.pop()!;
     const type = typeOf(v);
     if (type === 'object' || type === 'array') {
       const size = sizeOf(v);
@@ -130,11 +133,11 @@ export function flattenTree(value: unknown, options: TreeOptions = {}): TreeRow[
       rows.push({ pointer, depth, key, type, size, open, text: '', clip: null });
       if (!open) continue;
       if (Array.isArray(v)) {
-        for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], pointer: childPointer(pointer, i), depth: depth + 1, key: i });
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], pointer: childPointer(pointer, i), depth: depth + 1, key: i, holder: v });
       } else {
         const keys = Object.keys(v as object);
         for (let i = keys.length - 1; i >= 0; i--) {
-          stack.push({ v: (v as Record<string, unknown>)[keys[i]], pointer: childPointer(pointer, keys[i]), depth: depth + 1, key: keys[i] });
+          stack.push({ v: (v as Record<string, unknown>)[keys[i]], pointer: childPointer(pointer, keys[i]), depth: depth + 1, key: keys[i], holder: v });
         }
       }
       continue;
@@ -146,7 +149,7 @@ export function flattenTree(value: unknown, options: TreeOptions = {}): TreeRow[
       rows.push({ pointer, depth, key, type, size: 0, open: false, text, clip });
       continue;
     }
-    rows.push({ pointer, depth, key, type, size: 0, open: false, text: scalarText(v), clip: null });
+    rows.push({ pointer, depth, key, type, size: 0, open: false, text: scalarText(v, holder, key), clip: null });
   }
   return rows;
 }
@@ -189,18 +192,18 @@ export function searchTree(value: unknown, query: string, basePointer = '', limi
   const q = query.toLowerCase();
   const pointers: string[] = [];
   if (!q) return { pointers, more: false };
-  const stack: { v: unknown; pointer: string; key: string | null }[] = [{ v: value, pointer: basePointer, key: null }];
+  const stack: { v: unknown; pointer: string; key: string | null; index: number | null; holder: unknown }[] = [{ v: value, pointer: basePointer, key: null, index: null, holder: null }];
   while (stack.length) {
-    const { v, pointer, key } = stack.pop()!;
+    const { v, pointer, key, index, holder } = stack.pop()!;
     const keyHit = key !== null && key.toLowerCase().includes(q);
     if (Array.isArray(v) || (v !== null && typeof v === 'object')) {
       if (keyHit) pointers.push(pointer);
-      if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], pointer: childPointer(pointer, i), key: null });
+      if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], pointer: childPointer(pointer, i), key: null, index: i, holder: v });
       else {
         const keys = Object.keys(v as object);
-        for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], pointer: childPointer(pointer, keys[i]), key: keys[i] });
+        for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], pointer: childPointer(pointer, keys[i]), key: keys[i], index: null, holder: v });
       }
-    } else if (keyHit || scalarText(v).toLowerCase().includes(q)) {
+    } else if (keyHit || scalarText(v, holder, key ?? index).toLowerCase().includes(q)) {
       pointers.push(pointer);
     }
     if (pointers.length > limit) return { pointers: pointers.slice(0, limit), more: true };

@@ -145,6 +145,26 @@ describe('every page renders cleanly', () => {
     }
   }, 120_000);
 
+  it('payload numbers read as the line stores them: `1.0` stays `1.0` in the tree and in the indented raw line', async () => {
+    const { rollouts } = await api<{ rollouts: RolloutRow[] }>('/api/runs/math-with-judge/rollouts?limit=50');
+    for (const r of rollouts.filter((x) => x.num_calls > 0)) {
+      const { capture } = await api<Detail>(`/api/runs/math-with-judge/rollouts/${encodeURIComponent(r.key)}`);
+      const call = capture.calls.find((c) => c.dialect === 'responses' && c.status_code === 200 && c.error_category === null);
+      if (!call) continue;
+      const stored = await (await fetch(`${served.url}/api${callPath('math-with-judge', r.key, call)}/raw`)).text();
+      expect(stored).toContain('"temperature":1.0');
+      await visit(`${callPath('math-with-judge', r.key, call)}#/response/temperature`, (page) => callReady(page, call, 'response'));
+      const row = t.page.getByRole('tree', { name: 'response' }).locator('[data-pointer="/response/temperature"]');
+      await expect.poll(() => row.textContent()).toBe('temperature:1.0');
+      await visit(`${callPath('math-with-judge', r.key, call)}?tab=raw`, (page) => callReady(page, call, 'raw'));
+      await t.page.getByRole('checkbox', { name: /^indent/ }).check();
+      await expect.poll(() => t.page.locator('pre').first().textContent()).toContain('"temperature": 1.0,');
+      expect(await t.page.getByText('numbers as JavaScript reads them').count()).toBe(0);
+      return;
+    }
+    throw new Error('no successful Responses call in math-with-judge');
+  }, 60_000);
+
   it("a real NeMo Gym rollout without calls shows its line's response.usage, said to be that; the runs page marks the sums", async () => {
     const run = runs.find((r) => r.id.startsWith('anyswe_agent'))!;
     await visit(`/runs/${run.id}/rollouts/0-0`, async (page) => {

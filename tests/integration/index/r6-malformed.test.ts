@@ -124,7 +124,7 @@ describe('R6: malformed and hostile lines', () => {
     reportFigure('R6', `JSONTestSuite: ${parsing.length} documents, each through 4 readers, all verdicts as orjson ${verdicts.orjson} / json.loads`, { inputs, crashes: 0 });
   });
 
-  it('a capture file of every JSONTestSuite document and naughty line: the index counts the damaged lines as the reader does, and loses no call', async () => {
+  it('a capture file of every JSONTestSuite document between good lines: the index counts the damaged lines as the reader does, and loses no call', async () => {
     const good = (i: number) => line(makeExchange({ model_call_id: `good-${i}` }));
     const parts: string[] = [good(0)];
     parsing.forEach((c, i) => parts.push(c.input.endsWith('\n') ? c.input : c.input + '\n', i % 25 === 0 ? good(i + 1) : ''));
