@@ -585,6 +585,17 @@ const CLOSERS = new Uint8Array(1100);
 // byte outside this set between them (a NUL, a bare word from a torn line) still makes the line unreadable.
 const TOKEN_BYTE = new Uint8Array(256);
 for (const c of ' \t\n\r,:[]{}+-.0123456789eEtrufalsnNIiy') TOKEN_BYTE[c.charCodeAt(0)] = 1;
+// The fast skip's byte classes: 0 not allowed outside a string, then a plain token byte, a quote, an opening and a
+// closing bracket.
+const SKIP_TOKEN = 1;
+const SKIP_QUOTE = 2;
+const SKIP_OPEN = 3;
+const SKIP_CLOSE = 4;
+const SKIP_CLASS = new Uint8Array(256);
+for (let c = 0; c < 256; c++) SKIP_CLASS[c] = TOKEN_BYTE[c] ? SKIP_TOKEN : 0;
+SKIP_CLASS[C.Quote] = SKIP_QUOTE;
+SKIP_CLASS[C.LBrace] = SKIP_CLASS[C.LBracket] = SKIP_OPEN;
+SKIP_CLASS[C.RBrace] = SKIP_CLASS[C.RBracket] = SKIP_CLOSE;
 
 /** The index just past the string starting at `i` (its opening quote), or -1 when it is unterminated. */
 function skipStringAt(b: Buffer, i: number): number {
@@ -1045,19 +1056,25 @@ function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
   let level = 0;
   while (i < n) {
     const c = b[i];
-    if (c === C.Quote) {
+    // One table lookup sorts the byte (SKIP_CLASS): most bytes between strings are plain token bytes.
+    const k = SKIP_CLASS[c];
+    if (k === SKIP_TOKEN) {
+      i++;
+      continue;
+    }
+    if (k === SKIP_QUOTE) {
       const q = closingQuote(b, i + 1);
       if (q < 0) return -1;
       i = q + 1;
       continue;
     }
-    if (c === C.LBrace || c === C.LBracket) {
+    if (k === SKIP_OPEN) {
       if (depth + level >= FAST_DEPTH) return -1;
       fastClosers[++level] = c + 2;
-    } else if (c === C.RBrace || c === C.RBracket) {
+    } else if (k === SKIP_CLOSE) {
       if (level === 0 || fastClosers[level] !== c) return -1;
       if (--level === 0) return i + 1;
-    } else if (TOKEN_BYTE[c] === 0) return -1;
+    } else return -1; // a byte that cannot occur outside a JSON string
     i++;
   }
   return -1;
