@@ -1,17 +1,15 @@
 // A rollouts file with lines that cannot be read (not JSON, not an object, a bad rollout id) next to good ones:
 // every line is listed, the damaged ones say so and why, on the runs page, in the rollouts table, in the run's
 // header and on the rollout's own page, with zero page errors.
-import { mkdirSync, mkdtempSync, promises as fsp, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
-import { startServe, type Served } from '../../support/server';
+import { apiJson, CLEAN, problems, settle, type TrackedPage } from '../../support/browser';
+import type { Served } from '../../support/server';
+import { closeSession, openSession, type Session } from '../../support/session';
 
-let dir: string;
+let session: Session;
 let served: Served;
-let browser: Browser;
 let t: TrackedPage;
 
 const LINES = [
@@ -23,19 +21,14 @@ const LINES = [
 ];
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-damaged-'));
-  mkdirSync(path.join(dir, 'runs'), { recursive: true });
-  writeFileSync(path.join(dir, 'runs', 'damaged.jsonl'), LINES.join('\n') + '\n');
-  [served, browser] = await Promise.all([startServe([path.join(dir, 'runs', 'damaged.jsonl'), '--index-dir', path.join(dir, 'idx')]), launchBrowser()]);
-  t = await openPage(browser, served.url);
+  session = await openSession('damaged', (dir) => {
+    writeFileSync(path.join(dir, 'damaged.jsonl'), LINES.join('\n') + '\n');
+    return [path.join(dir, 'damaged.jsonl')];
+  });
+  ({ served, t } = session);
 });
 
-afterAll(async () => {
-  await t?.close();
-  await browser?.close();
-  await served?.stop();
-  if (dir) await fsp.rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeSession(session));
 
 interface Row {
   key: string;

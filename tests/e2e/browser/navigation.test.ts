@@ -1,14 +1,11 @@
 // Moving around the dashboard as a user does: links from the runs down to one call, the call page's keys,
 // shared links (a call URL, a call URL with `#/<json-pointer>` naming a payload node), and the rollouts
 // view kept in the URL so that a reload shows the same order the API gives.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, promises as fsp } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, isInView, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
-import { ROOT, startServe, type Served } from '../../support/server';
+import { apiJson, CLEAN, isInView, problems, settle, type TrackedPage } from '../../support/browser';
+import type { Served } from '../../support/server';
+import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
 import { formatBytes } from '../../../lib/view/format';
 
 interface CallInfo {
@@ -21,9 +18,8 @@ interface CallRecord {
   response: Record<string, unknown>;
 }
 
-let dir: string;
+let session: Session;
 let served: Served;
-let browser: Browser;
 let t: TrackedPage;
 
 const api = <T,>(p: string) => apiJson<T>(served.url, p);
@@ -34,19 +30,11 @@ const h1 = (page: Page) => page.getByRole('heading', { level: 1 });
 const hydrated = (page: Page) => page.getByRole('status').filter({ hasText: /^Live$/ }).first().waitFor();
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-nav-'));
-  const gen = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(dir, 'runs')], { cwd: ROOT, encoding: 'utf8' });
-  expect(gen.status, gen.stderr).toBe(0);
-  [served, browser] = await Promise.all([startServe([path.join(dir, 'runs'), '--index-dir', path.join(dir, 'idx')]), launchBrowser()]);
-  t = await openPage(browser, served.url);
+  session = await openSession('nav', (dir) => [demoRuns(dir)]);
+  ({ served, t } = session);
 });
 
-afterAll(async () => {
-  await t?.close();
-  await browser?.close();
-  await served?.stop();
-  if (dir) await fsp.rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeSession(session));
 
 // One page for the file; every test starts by opening its own URL, and ends with a clean record.
 beforeEach(() => {

@@ -1,14 +1,12 @@
 // Every page of the dashboard, opened in Chromium against the production build: it renders what the API
 // says is there, with zero uncaught page errors, zero console errors and no request leaving the server.
 // Unknown ids answer the not-found page with status 404.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, promises as fsp } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
-import { ROOT, startServe, type Served } from '../../support/server';
+import { apiJson, CLEAN, problems, settle, type TrackedPage } from '../../support/browser';
+import { ROOT, type Served } from '../../support/server';
+import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
 
 const NEMO_GYM = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
 const TABS = ['conversation', 'request', 'response', 'raw', 'delta'] as const;
@@ -38,9 +36,8 @@ interface Detail {
   capture: { calls: CallInfo[] };
 }
 
-let dir: string;
+let session: Session;
 let served: Served;
-let browser: Browser;
 let t: TrackedPage;
 let runs: RunInfo[];
 
@@ -49,20 +46,12 @@ const callRef = (c: CallInfo) => c.model_call_id ?? `i${c.call_index}`;
 const callPath = (run: string, rollout: string, c: CallInfo) => `/runs/${run}/rollouts/${encodeURIComponent(rollout)}/calls/${encodeURIComponent(callRef(c))}`;
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-pages-'));
-  const gen = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(dir, 'runs')], { cwd: ROOT, encoding: 'utf8' });
-  expect(gen.status, gen.stderr).toBe(0);
-  [served, browser] = await Promise.all([startServe([path.join(dir, 'runs'), NEMO_GYM, '--index-dir', path.join(dir, 'idx')]), launchBrowser()]);
+  session = await openSession('pages', (dir) => [demoRuns(dir), NEMO_GYM]);
+  ({ served, t } = session);
   runs = (await api<{ runs: RunInfo[] }>('/api/runs')).runs;
-  t = await openPage(browser, served.url);
 });
 
-afterAll(async () => {
-  await t?.close();
-  await browser?.close();
-  await served?.stop();
-  if (dir) await fsp.rm(dir, { recursive: true, force: true });
-});
+afterAll(() => closeSession(session));
 
 /** Opens `p` (one page for the file, its records reset per view), waits for `ready`, asserts a 200 and a clean page. */
 async function visit(p: string, ready: (page: Page) => Promise<void>): Promise<void> {
