@@ -26,8 +26,8 @@ export function RolloutIdCell({ run, r }: { run: string; r: RolloutItem }) {
         </Badge>
       ) : null}
       {r.line_problem ? (
-        <Badge tone="bad" title={`Line ${r.line_no ?? '?'} could not be read: ${r.line_problem}`}>
-          unreadable line
+        <Badge tone="bad" className="shrink-0" title={`Line ${r.line_no ?? '?'} could not be read: ${r.line_problem}`}>
+          unreadable
         </Badge>
       ) : null}
       {r.attachment_mismatch ? (

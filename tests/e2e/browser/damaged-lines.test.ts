@@ -55,7 +55,7 @@ describe('unreadable rollout lines', () => {
     await t.page.getByRole('row', { name: 'run damaged' }).getByText('(3 unreadable)').waitFor();
     await t.goto('/runs/damaged');
     await t.page.getByText(/^5 \(3 unreadable lines\)$/).waitFor();
-    const badges = t.page.getByRole('table').getByText('unreadable line', { exact: true });
+    const badges = t.page.getByRole('table').getByText('unreadable', { exact: true });
     await expect.poll(() => badges.count()).toBe(3);
     expect(await badges.first().getAttribute('title')).toMatch(/^Line \d could not be read: /);
     await settle(t.page);
@@ -67,7 +67,10 @@ describe('unreadable rollout lines', () => {
     const res = await t.goto('/runs/damaged/rollouts/line-2');
     expect(res.status()).toBe(200);
     const alert = t.page.getByRole('alert').filter({ hasText: 'could not be read' });
-    await expect.poll(() => alert.textContent()).toMatch(/^Line 2 of the rollouts file could not be read: not JSON: .+\. It is listed so that no line goes missing/);
+    await expect.poll(() => alert.textContent()).toMatch(/^Line 2 of the rollouts file could not be read: not JSON: .+\. It is listed so that no line goes missing; nothing else could be read from it\.$/);
+    // A line whose id NeMo Gym rejects was read otherwise: its reward is there.
+    await t.goto('/runs/damaged/rollouts/line-4');
+    await expect.poll(() => alert.textContent()).toMatch(/^Line 4 of the rollouts file could not be read: _ng_rollout_id must be .+ its other fields are shown as read\.$/);
     await settle(t.page);
     expect(problems(t)).toEqual(CLEAN);
   });

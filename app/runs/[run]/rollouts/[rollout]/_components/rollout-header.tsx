@@ -53,8 +53,10 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
       </div>
       {r.line_problem ? (
         <p role="alert" className="rounded-md border border-bad/40 bg-bad/10 px-3 py-2 text-sm text-bad">
-          Line {r.line_no ?? '?'} of the {r.failure_class ? 'failures' : 'rollouts'} file could not be read: {r.line_problem}. It is listed so that no
-          line goes missing; it has no reward, task or attachment here.
+          Line {r.line_no ?? '?'} of the {r.failure_class ? 'failures' : 'rollouts'} file could not be read: {r.line_problem}.{' '}
+          {/^not (JSON|a JSON object)/.test(r.line_problem)
+            ? 'It is listed so that no line goes missing; nothing else could be read from it.'
+            : 'It is listed by its line number; its other fields are shown as read.'}
         </p>
       ) : null}
       <dl className="grid grid-cols-2 gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm sm:grid-cols-4 lg:grid-cols-7">
