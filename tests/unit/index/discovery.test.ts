@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverRuns, parsePathSpec, slugify } from '../../../lib/index/discovery';
 import { line, makeExchange } from '../../support/exchange';
+import { reportFigure } from '../../support/reliability';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-disc-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -59,5 +60,6 @@ describe('run discovery', () => {
     symlinkSync(outside, path.join(root, 'escape'));
     symlinkSync(path.join(outside, 'rollouts.jsonl'), path.join(root, 'linked.jsonl'));
     expect(await discoverRuns([{ path: root }])).toEqual([]);
+    reportFigure('R7', 'symlinks from a served root to a canary run (a dir and a rollouts file): not followed, no run found', { probes: 2, escapes: 0 });
   });
 });

@@ -11,6 +11,7 @@ import { parsePathSpec } from '../../../lib/index/discovery';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { useDemo } from '../../support/demo';
 import { line, makeExchange } from '../../support/exchange';
+import { reportFigure } from '../../support/reliability';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const fx = useDemo('callscope-index-');
@@ -253,6 +254,7 @@ describe('live ingest', () => {
       expect(ids).toEqual(['a']);
       index.close();
     }
+    reportFigure('R7', 'a capture file that is a symlink to a canary outside the dir, and a FIFO: neither read', { probes: 2, escapes: 0 });
   });
 
   it('restart over unchanged files reads nothing; truncated and replaced files are read again', async () => {
