@@ -101,8 +101,6 @@ export interface Batch {
   ttft: Float64Array;
   tokens: Record<(typeof TOKEN_KEYS)[number], Float64Array>; // the rollouts' values, sorted
   reward: Float64Array;
-  /** The run totals' parts over the batch's rollouts: in memory only, read from the rows when first needed. */
-  totals?: TotalsParts;
 }
 
 const addNullable = (a: number | null, b: number | null) => (b === null ? a : (a ?? 0) + b);
@@ -116,6 +114,9 @@ const sortedOf = (values: number[]) => Float64Array.from(values).sort();
 export class CompareCache {
   private readonly whole = new Map<number, RunFigures>();
   private readonly batches = new Map<number, Map<number, Batch>>();
+  /** The run totals' parts per batch (in memory only, read from the rows when first needed), and their sum. */
+  private readonly parts = new Map<number, Map<number, TotalsParts>>();
+  private readonly totals = new Map<number, RunTotals>();
   /** Batches computed from their rows so far (figures() stores the whole figures after several). */
   private rowReads = 0;
   private readonly pending = new Map<number, ReturnType<typeof setTimeout>>();
@@ -126,10 +127,13 @@ export class CompareCache {
   /** `changed`: the pks of the rollouts that changed; without it, every figure of the run is dropped. */
   invalidate(db: Database.Database, runNo: number, changed?: Iterable<number>): void {
     this.whole.delete(runNo);
+    this.totals.delete(runNo);
     db.prepare('DELETE FROM run_stats WHERE run_no = ?').run(runNo);
     const batches = this.batches.get(runNo);
+    const parts = this.parts.get(runNo);
     if (!changed) {
       this.batches.delete(runNo);
+      this.parts.delete(runNo);
       db.prepare('DELETE FROM compare_batches WHERE run_no = ?').run(runNo);
       return;
     }
@@ -139,6 +143,7 @@ export class CompareCache {
     db.transaction(() => {
       for (const b of dropped) {
         batches?.delete(b);
+        parts?.delete(b);
         drop.run(runNo, b);
       }
     })();
@@ -158,18 +163,39 @@ export class CompareCache {
       const read = this.rowReads;
       if (!figures) {
         const ids = batchIds(db, runNo, this.shift);
-        const batches = ids.map((b) => this.batch(db, runNo, b));
-        // The totals from each batch's parts (kept until its rollouts change): after a change to one rollout, one
-        // batch's rows are read again instead of every row of the run. Added in batch order, so that the same
-        // batches give the same floating-point sums.
-        const parts = ids.map((b, k) => (batches[k].totals ??= totalsParts(db, runNo, [b << this.shift, (b + 1) << this.shift])));
-        figures = mergeFigures(finishTotals(addTotalsParts(parts)), batches);
+        figures = mergeFigures(this.runTotals(db, runNo, ids), ids.map((b) => this.batch(db, runNo, b)));
       }
       if (store || this.rowReads - read >= STORE_AFTER_READS) storeFigures(db, runNo, figures);
       else this.storeLater(db, runNo, figures);
     }
     this.whole.set(runNo, figures);
     return figures;
+  }
+
+  /**
+   * The run's totals (the runs page, every run header and compare ask for them), summed from each batch's parts,
+   * which are kept until a rollout of the batch changes: after a change to one rollout, one batch's rows are read
+   * again instead of every row of the run, and the other runs read nothing. Added in batch order, so that the same
+   * batches give the same floating-point sums.
+   */
+  runTotals(db: Database.Database, runNo: number, ids = batchIds(db, runNo, this.shift)): RunTotals {
+    let totals = this.totals.get(runNo);
+    if (totals) return totals;
+    let kept = this.parts.get(runNo);
+    if (!kept) this.parts.set(runNo, (kept = new Map()));
+    const parts = ids.map((b) => {
+      let p = kept.get(b);
+      if (!p) kept.set(b, (p = totalsParts(db, runNo, [b << this.shift, (b + 1) << this.shift])));
+      return p;
+    });
+    this.totals.set(runNo, (totals = finishTotals(addTotalsParts(parts))));
+    return totals;
+  }
+
+  /** Drops every run's kept totals and parts (the index was written by another connection). */
+  dropTotals(): void {
+    this.parts.clear();
+    this.totals.clear();
   }
 
   /** Stores the whole figures still waiting for a quiet run (the index is closing). */
@@ -225,7 +251,6 @@ export class CompareCache {
     }
     if (!batch) {
       batch = readBatch(db, runNo, b, this.shift);
-      batch.totals = totalsParts(db, runNo, [b << this.shift, (b + 1) << this.shift]);
       this.rowReads++;
       db.prepare('INSERT OR REPLACE INTO compare_batches (run_no, batch, data) VALUES (?, ?, ?)').run(runNo, b, encodeBatch(batch, this.shift));
     }

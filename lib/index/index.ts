@@ -54,14 +54,13 @@ export class CallscopeIndex extends EventEmitter {
   private readonly ingestor: Ingestor;
   private ingesting: Promise<void> | null = null;
   private readonly compareCache: CompareCache;
+  /** The index's data_version when the kept totals were last checked (see totals()). */
+  private dataVersion = -1;
   private again = false;
   private closed = false;
   private fillChecked = false;
   private readonly fillScheduled = new Set<number>();
   private filling: Promise<void> = Promise.resolve();
-  private readonly totalsCache = new Map<number, RunTotals>();
-  private totalsVersion = '';
-  private readonly stmt: { changes: Database.Statement };
 
   private constructor(
     readonly specs: PathSpec[],
@@ -72,7 +71,6 @@ export class CallscopeIndex extends EventEmitter {
     this.compareCache = new CompareCache(options.compareBatchShift);
     this.db = new Database(indexFile);
     migrate(this.db);
-    this.stmt = { changes: this.db.prepare('SELECT total_changes()').pluck() };
     this.ingestor = new Ingestor(this.db, options);
   }
 
@@ -241,24 +239,25 @@ export class CallscopeIndex extends EventEmitter {
       failures_file: r.failuresFile,
       capture_dir: r.captureDir,
       progress: { ...this.progress.get(r.id)! },
-      totals: this.totals(r.no),
+      totals: this.totals(r.no, r.id),
     }));
   }
 
   /**
-   * A run's totals, kept until the index changes: every page and /api/runs ask for them, and over 100k rollouts
-   * they cost tens of milliseconds. Any write on this connection (total_changes) or by another one (data_version)
-   * drops them, so totals still grow visibly while a large run is being indexed.
+   * A run's totals: every page and /api/runs ask for them, and over 100k rollouts a scan of the run's rows costs
+   * tens of milliseconds. Once the run is indexed they come from the compare cache's per-batch parts, which a
+   * change drops for its own batches only (so a live run reads one batch again, and the other runs nothing).
+   * While a pass is still indexing the run they are read whole each time, so that they grow visibly; a write by
+   * another connection (another process on the same index: data_version moves) drops every kept part.
    */
-  private totals(runNo: number): RunTotals {
-    const version = `${this.stmt.changes.get()}:${this.db.pragma('data_version', { simple: true })}`;
-    if (version !== this.totalsVersion) {
-      this.totalsCache.clear();
-      this.totalsVersion = version;
+  private totals(runNo: number, id: string): RunTotals {
+    if (this.progress.get(id)?.state !== 'ready') return runTotals(this.db, runNo);
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version !== this.dataVersion) {
+      this.compareCache.dropTotals();
+      this.dataVersion = version;
     }
-    let totals = this.totalsCache.get(runNo);
-    if (!totals) this.totalsCache.set(runNo, (totals = runTotals(this.db, runNo)));
-    return structuredClone(totals);
+    return structuredClone(this.compareCache.runTotals(this.db, runNo));
   }
 
   listRollouts(runId: string, query: RolloutPageQuery): RolloutPage | null {

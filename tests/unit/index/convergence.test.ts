@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
 import { serialize, type JsonObject } from '../../../lib/capture/json';
 import { CallscopeIndex } from '../../../lib/index/index';
+import { runTotals } from '../../../lib/index/queries';
 import { line, makeExchange } from '../../support/exchange';
 import { reportFigure, scaled } from '../../support/reliability';
 
@@ -73,6 +74,8 @@ describe('R5: the index converges to the files', () => {
             if (o.kind === 'marker') writeFileSync(path.join(captures, `${o.file}-0.capture.incomplete`), '');
             await index.refreshPaths(new Set([f, path.join(captures, `${o.file}-0.capture.incomplete`)]));
             steps++;
+            // The run's totals (kept per batch, dropped for the batches a change touches) equal a scan of its rows.
+            expect(index.listRuns()[0].totals).toEqual(runTotals(index.db, index.runSource('run')!.no));
             for (let i = 0; i < 3; i++) {
               const id = `${i}-0`;
               const detail = await index.rolloutDetail('run', id);
