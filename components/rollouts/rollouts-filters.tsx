@@ -12,10 +12,11 @@ const GAP_OPTIONS = Object.entries(GAP_MEANINGS).map(([code, meaning]) => [code,
 const bool = (v: boolean | undefined) => (v === undefined ? null : String(v));
 const toBool = (v: string | null) => (v === null ? null : v === 'true');
 
-const CLEARED: ViewPatch = { q: null, model_server: null, dialect: null, error_category: null, gap: null, attempt: null, reward_min: null, reward_max: null, has_errors: null, failed: null };
+const CLEARED: ViewPatch = { q: null, model_server: null, dialect: null, error_category: null, gap: null, attempt: null, reward_min: null, reward_max: null, has_errors: null, failed: null, line_problem: null };
 
 /** Search and filters of the rollouts table; each one is a query parameter. */
-export function RolloutsFilters({ view, setView, modelServers }: { view: RolloutView; setView: (patch: ViewPatch) => void; modelServers: string[] }) {
+/** `unreadableLines`: the run's rollout lines that could not be read; their filter shows only when there are some. */
+export function RolloutsFilters({ view, setView, modelServers, unreadableLines }: { view: RolloutView; setView: (patch: ViewPatch) => void; modelServers: string[]; unreadableLines: number }) {
   return (
     <div role="search" aria-label="filter rollouts" className="flex flex-wrap items-end gap-x-3 gap-y-2">
       <SearchBox value={view.q} onChange={(q) => setView({ q })} />
@@ -25,6 +26,9 @@ export function RolloutsFilters({ view, setView, modelServers }: { view: Rollout
       <FilterSelect label="Gap" value={view.gap} options={GAP_OPTIONS} onChange={(v) => setView({ gap: v })} />
       <FilterSelect label="Errors" value={bool(view.has_errors)} options={[['true', 'with errors'], ['false', 'without errors']]} onChange={(v) => setView({ has_errors: toBool(v) })} />
       <FilterSelect label="Failed" value={bool(view.failed)} options={[['true', 'failed only'], ['false', 'not failed']]} onChange={(v) => setView({ failed: toBool(v) })} />
+      {unreadableLines > 0 || view.line_problem !== undefined ? (
+        <FilterSelect label="Line" value={bool(view.line_problem)} options={[['true', 'unreadable only'], ['false', 'readable']]} onChange={(v) => setView({ line_problem: toBool(v) })} />
+      ) : null}
       <NumberFilter label="Reward ≥" value={view.reward_min} onChange={(v) => setView({ reward_min: v })} />
       <NumberFilter label="Reward ≤" value={view.reward_max} onChange={(v) => setView({ reward_max: v })} />
       <NumberFilter label="Attempt" value={view.attempt} integer step="1" onChange={(v) => setView({ attempt: v })} />

@@ -11,12 +11,12 @@ import { useRolloutView } from './use-rollout-view';
  * The rollouts of a run: filters over a table. The URL holds the view; changing it re-renders the first page
  * on the server, and the results below restart from that page (keyed by the view the server rendered).
  */
-export function RolloutsView({ run, modelServers, view, initial }: { run: string; modelServers: string[]; view: RolloutView; initial: RolloutPageData }) {
+export function RolloutsView({ run, modelServers, unreadableLines, view, initial }: { run: string; modelServers: string[]; unreadableLines: number; view: RolloutView; initial: RolloutPageData }) {
   const [pending, startTransition] = useTransition();
   const [urlView, setView] = useRolloutView(startTransition);
   return (
     <div className="space-y-3">
-      <RolloutsFilters view={urlView} setView={setView} modelServers={modelServers} />
+      <RolloutsFilters view={urlView} setView={setView} modelServers={modelServers} unreadableLines={unreadableLines} />
       <RolloutsResults
         key={viewParams(view).toString()}
         run={run}

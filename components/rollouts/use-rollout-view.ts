@@ -27,6 +27,7 @@ const parsers = {
   reward_max: parseAsFloat,
   has_errors: parseAsFlag,
   failed: parseAsFlag,
+  line_problem: parseAsFlag,
 };
 
 export type ViewPatch = { [K in keyof typeof parsers]?: RolloutView[K] | null };

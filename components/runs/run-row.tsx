@@ -48,9 +48,13 @@ export function RunRow({ run, selected, onSelect, live }: { run: RunInfo; select
           </span>
         ) : null}
         {t.line_problems ? (
-          <span className="ml-1 text-bad" title={`${formatCount(t.line_problems)} lines of the rollouts files could not be read (listed by line number)`}>
+          <Link
+            href={`/runs/${encodeURIComponent(run.id)}?line_problem=true`}
+            className="ml-1 text-bad hover:underline"
+            title={`${formatCount(t.line_problems)} lines of the rollouts files could not be read (listed by line number): show them`}
+          >
             ({formatCount(t.line_problems)} unreadable)
-          </span>
+          </Link>
         ) : null}
       </td>
       <td className={num}>{formatCount(t.calls)}</td>

@@ -24,6 +24,7 @@ export const RolloutQuerySchema = z
     reward_max: num.optional(),
     has_errors: bool.optional(),
     failed: bool.optional(),
+    line_problem: bool.optional().describe('true: only rollout lines that could not be read; false: only those that could'),
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z.string().max(500).optional(),
   })

@@ -16,6 +16,7 @@ export interface RolloutFilters {
   reward_max?: number;
   has_errors?: boolean;
   failed?: boolean;
+  line_problem?: boolean;
 }
 
 export interface RolloutPageQuery extends RolloutFilters {
@@ -122,6 +123,7 @@ function filterSql(f: RolloutFilters, params: unknown[], forPage: boolean): stri
   }
   if (f.has_errors !== undefined) where.push(f.has_errors ? `${col('errors')} > 0` : `${col('errors')} = 0`);
   if (f.failed !== undefined) where.push(f.failed ? `${col('failure_class')} IS NOT NULL` : `${col('failure_class')} IS NULL`);
+  if (f.line_problem !== undefined) where.push(f.line_problem ? `${col('line_problem')} IS NOT NULL` : `${col('line_problem')} IS NULL`);
   return where.length ? ' AND ' + where.join(' AND ') : '';
 }
 
@@ -173,7 +175,8 @@ function hasFilters(f: RolloutFilters): boolean {
     f.reward_min !== undefined ||
     f.reward_max !== undefined ||
     f.has_errors !== undefined ||
-    f.failed !== undefined
+    f.failed !== undefined ||
+    f.line_problem !== undefined
   );
 }
 

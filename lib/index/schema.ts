@@ -7,7 +7,7 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {
@@ -115,7 +115,7 @@ export const ROLLOUT_INDEXES: readonly { name: string; sql: string }[] = [
   // matches of a filter sorted by any key but the rollout key (queries.ts, plan `matches`), read this index only.
   {
     name: 'rollouts_filter',
-    sql: `CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, model_servers, dialects,
+    sql: `CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, line_problem, model_servers, dialects,
   error_categories, gaps, shown_tokens_in, shown_tokens_out, shown_tokens_reasoning, shown_tokens_total, shown_cached_tokens, num_calls, latency_sum, latency_max,
   ttft_p50, gap_count, started_at)`,
   },

@@ -37,7 +37,7 @@ export default async function RunPage({ params, searchParams }: Props) {
         </p>
       ) : null}
       <Suspense fallback={<p className="text-sm text-muted">Loading rollouts…</p>}>
-        <RolloutsView run={run.id} modelServers={run.totals.model_servers} view={view} initial={{ ...page, rollouts: page.rollouts.map(presentRollout) }} />
+        <RolloutsView run={run.id} modelServers={run.totals.model_servers} unreadableLines={run.totals.line_problems} view={view} initial={{ ...page, rollouts: page.rollouts.map(presentRollout) }} />
       </Suspense>
     </>
   );

@@ -53,6 +53,11 @@ describe('unreadable rollout lines', () => {
     t.reset();
     await t.goto('/');
     await t.page.getByRole('row', { name: 'run damaged' }).getByText('(3 unreadable)').waitFor();
+    // The count links to the run's rollouts filtered to those lines; the filter is in the URL and the controls.
+    await t.page.getByRole('row', { name: 'run damaged' }).getByRole('link', { name: '(3 unreadable)' }).click();
+    await t.page.waitForURL(/\/runs\/damaged\?line_problem=true$/);
+    await t.page.getByText(/^3 rollouts match$/).waitFor();
+    await expect.poll(() => t.page.getByLabel('Line').inputValue()).toBe('true');
     await t.goto('/runs/damaged');
     await t.page.getByText(/^5 \(3 unreadable lines\)$/).waitFor();
     const badges = t.page.getByRole('table').getByText('unreadable', { exact: true });

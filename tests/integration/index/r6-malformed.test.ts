@@ -161,6 +161,10 @@ describe('R6: malformed and hostile lines', () => {
       const expected = docs.filter((d) => verdictOf(() => parsePython(Buffer.from(d, 'utf8'))) !== 'object');
       expect(problems).toHaveLength(expected.length);
       expect(run.totals.line_problems).toBe(expected.length);
+      // The filter finds exactly them, through both page plans' SQL.
+      const filtered = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 100_000, line_problem: true })!;
+      expect([filtered.total, filtered.rollouts.map((r) => r.key)]).toEqual([expected.length, problems.map((r) => r.key)]);
+      expect(index.listRollouts(run.id, { sort: 'reward', order: 'desc', limit: 100_000, line_problem: false })!.total).toBe(rows.length - expected.length);
       for (const r of problems) expect(presentRollout(r).line_problem).toMatch(/^(not JSON: .+|not a JSON object)$/);
       expect(rows.find((r) => r.task === 'fine')?.line_problem).toBeNull();
     } finally {

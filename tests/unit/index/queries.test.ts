@@ -93,6 +93,8 @@ describe('page plans', () => {
         [{ has_errors: false }, (r) => r.errors === 0],
         [{ failed: true }, (r) => r.failure_class !== null],
         [{ failed: false }, (r) => r.failure_class === null],
+        [{ line_problem: true }, (r) => r.line_problem !== null],
+        [{ line_problem: false, has_errors: true }, (r) => r.line_problem === null && r.errors > 0],
         [{ attempt: 0 }, (r) => (r.attempt ?? 0) === 0],
         [{ has_errors: false, attempt: 0 }, (r) => r.errors === 0 && (r.attempt ?? 0) === 0],
       ];
