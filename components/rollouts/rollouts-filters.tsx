@@ -14,8 +14,10 @@ const toBool = (v: string | null) => (v === null ? null : v === 'true');
 
 const CLEARED: ViewPatch = { q: null, model_server: null, dialect: null, error_category: null, gap: null, attempt: null, reward_min: null, reward_max: null, has_errors: null, failed: null, line_problem: null };
 
-/** Search and filters of the rollouts table; each one is a query parameter. */
-/** `unreadableLines`: the run's rollout lines that could not be read; their filter shows only when there are some. */
+/**
+ * Search and filters of the rollouts table; each one is a query parameter. `unreadableLines`: the run's rollout lines
+ * that could not be read; their filter shows only when there are some (or it is set).
+ */
 export function RolloutsFilters({ view, setView, modelServers, unreadableLines }: { view: RolloutView; setView: (patch: ViewPatch) => void; modelServers: string[]; unreadableLines: number }) {
   return (
     <div role="search" aria-label="filter rollouts" className="flex flex-wrap items-end gap-x-3 gap-y-2">

@@ -283,7 +283,7 @@ export class CallscopeIndex extends EventEmitter {
       // (A line without a derivable rollout id gets no attachment from NeMo Gym's merge: §5.1 step 1.)
       const records = await readCaptureCalls(callsOfRollout(this.db, row.pk));
       const gaps = JSON.parse(row.gaps ?? '[]') as Gap[];
-      capture = buildAttachment(row.rollout_id ?? row.key, { captureDir: run.captureDir, records, gaps, problems: [] }, false);
+      capture = buildAttachment(row.rollout_id, { captureDir: run.captureDir, records, gaps, problems: [] }, false);
     } else if (stored) {
       capture = { ...stored, calls: (Array.isArray(stored.calls) ? stored.calls.filter(isJsonObject) : []).map((c) => attachmentCall(c, false)) };
     }
@@ -385,8 +385,12 @@ export class CallscopeIndex extends EventEmitter {
     return row ? this.lineSpan(row.pk) : null;
   }
 
+  private lineSpanQuery?: Database.Statement;
+
   private lineSpan(pk: number): { path: string; start: number; length: number } | null {
-    const r = this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?').get(pk) as
+    // Prepared once: the rollout page, the line route and the detail each ask.
+    this.lineSpanQuery ??= this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?');
+    const r = this.lineSpanQuery.get(pk) as
       | { path: string; line_offset: number; line_length: number }
       | undefined;
     return r ? { path: r.path, start: r.line_offset, length: r.line_length } : null;

@@ -4,6 +4,7 @@ import { rolloutIdOfLine } from '../capture/ids';
 import { isUtf8 } from 'node:buffer';
 import { countArrayObjects, isJsonObject, numericValue, parsePython, scanShallowFast, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
 import { stripAscii } from '../capture/bytes';
+import { NOT_AN_OBJECT, notJson } from './line-problem';
 import { cacheSignal, extractTokenStats } from '../capture/record';
 
 const SHALLOW = {
@@ -92,9 +93,9 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
   try {
     ({ value: row, attachedCalls } = parseLine(stripped, countCalls, exact));
   } catch (err) {
-    return { ...base, problem: `not JSON: ${(err as Error).message}` };
+    return { ...base, problem: notJson((err as Error).message) };
   }
-  if (!isJsonObject(row)) return { ...base, problem: 'not a JSON object' };
+  if (!isJsonObject(row)) return { ...base, problem: NOT_AN_OBJECT };
   let rolloutId: string | null = null;
   let problem: string | null = null;
   try {

@@ -192,18 +192,18 @@ export function searchTree(value: unknown, query: string, basePointer = '', limi
   const q = query.toLowerCase();
   const pointers: string[] = [];
   if (!q) return { pointers, more: false };
-  const stack: { v: unknown; pointer: string; key: string | null; index: number | null; holder: unknown }[] = [{ v: value, pointer: basePointer, key: null, index: null, holder: null }];
+  const stack: { v: unknown; pointer: string; key: string | number | null; holder: unknown }[] = [{ v: value, pointer: basePointer, key: null, holder: null }];
   while (stack.length) {
-    const { v, pointer, key, index, holder } = stack.pop()!;
-    const keyHit = key !== null && key.toLowerCase().includes(q);
+    const { v, pointer, key, holder } = stack.pop()!;
+    const keyHit = typeof key === 'string' && key.toLowerCase().includes(q); // object keys, not array indices
     if (Array.isArray(v) || (v !== null && typeof v === 'object')) {
       if (keyHit) pointers.push(pointer);
-      if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], pointer: childPointer(pointer, i), key: null, index: i, holder: v });
+      if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], pointer: childPointer(pointer, i), key: i, holder: v });
       else {
         const keys = Object.keys(v as object);
-        for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], pointer: childPointer(pointer, keys[i]), key: keys[i], index: null, holder: v });
+        for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], pointer: childPointer(pointer, keys[i]), key: keys[i], holder: v });
       }
-    } else if (keyHit || scalarText(v, holder, key ?? index).toLowerCase().includes(q)) {
+    } else if (keyHit || scalarText(v, holder, key).toLowerCase().includes(q)) {
       pointers.push(pointer);
     }
     if (pointers.length > limit) return { pointers: pointers.slice(0, limit), more: true };

@@ -4,6 +4,7 @@ import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import type { PresentedRollout } from '@/lib/api/present';
+import { nothingRead } from '@/lib/index/line-problem';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
 import { shownTokens, USAGE_NOTE, usageShown, type TokenField } from '@/lib/view/table';
 
@@ -54,7 +55,7 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
       {r.line_problem ? (
         <p role="alert" className="rounded-md border border-bad/40 bg-bad/10 px-3 py-2 text-sm text-bad">
           Line {r.line_no ?? '?'} of the {r.failure_class ? 'failures' : 'rollouts'} file could not be read: {r.line_problem}.{' '}
-          {/^not (JSON|a JSON object)/.test(r.line_problem)
+          {nothingRead(r.line_problem)
             ? 'It is listed so that no line goes missing; nothing else could be read from it.'
             : 'It is listed by its line number; its other fields are shown as read.'}
         </p>
