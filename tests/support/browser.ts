@@ -6,8 +6,10 @@ import { chromium, type Browser, type BrowserContext, type Page, type Response }
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 // Chromium 156 builds its own omnibox-popup WebUI (about 150 resource loads in a second renderer) for every
-// new browser context, i.e. for every page here: on a 2-core machine that competed with the page under test
-// and its server. These features, disabled together, stop it (0 such loads in 3 page loads, against 449–456
+// new browser context, i.e. for every page here, which a user's long-running browser does once. On a 2-core
+// machine that competed with the page under test and its server, and kept the browser process busy while the
+// page's renderer waited on it for system fonts (synchronous font lookups made a rollout page's first layout
+// take 230–340 ms). These features, disabled together, stop it (0 such loads in 3 page loads, against 449–456
 // with them; none of them alone did).
 const CHROMIUM_OWN_UI = 'PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup,OmniboxPopupWebUIContent,OmniboxPopupWebUIBaseContent';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--disable-features=${CHROMIUM_OWN_UI}`];
