@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { NuqsAdapter } from 'nuqs/adapters/next/app';
 import type { ReactNode } from 'react';
 import { ThemeToggle } from '@/components/ui/theme-toggle';
+import { geistMono, geistSans } from './fonts';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -14,7 +15,7 @@ const THEME_SCRIPT = `try{var t=localStorage.getItem('callscope-theme');if(t)doc
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en" suppressHydrationWarning>
+    <html lang="en" className={`${geistSans.variable} ${geistMono.variable}`} suppressHydrationWarning>
       <head>
         <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
       </head>

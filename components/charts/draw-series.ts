@@ -4,7 +4,7 @@
 import { scaleLinear } from 'd3-scale';
 import { formatAxis } from './series-tooltip';
 import { seriesMax, type ChartSeries } from '@/lib/view/series';
-import type { ThemeColors } from './palette';
+import { canvasLabelFont, type ThemeColors } from './palette';
 
 export const MARGIN = { left: 52, right: 8, top: 8, bottom: 20 };
 
@@ -38,7 +38,7 @@ export function drawSeries(ctx: CanvasRenderingContext2D, geo: SeriesGeometry, s
   const axis = scaleLinear().domain([0, Math.max(1, seriesMax(s))]).nice().range([MARGIN.top + geo.plotHeight, MARGIN.top]);
   const yMax = axis.domain()[1];
   const y = (v: number) => MARGIN.top + geo.plotHeight * (1 - v / yMax); // the scale, inlined for the hot loops
-  ctx.font = '11px ui-sans-serif, system-ui, sans-serif';
+  ctx.font = canvasLabelFont();
   ctx.fillStyle = colors.muted;
   ctx.strokeStyle = colors.line;
   ctx.textBaseline = 'middle';

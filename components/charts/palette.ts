@@ -45,6 +45,18 @@ export function readThemeColors(): ThemeColors {
   };
 }
 
+let labelFont: string | undefined;
+
+/**
+ * The 11 px font of canvas labels: the page's own typeface (app/fonts.ts), whose family name next/font
+ * generates, so it is read from the CSS variable. A system family here would cost the renderer the font
+ * lookups the web font avoids.
+ */
+export function canvasLabelFont(): string {
+  labelFont ??= `11px ${getComputedStyle(document.documentElement).getPropertyValue('--font-geist-sans').trim() || 'sans-serif'}`;
+  return labelFont;
+}
+
 /** The colour of a chart layer: per-server layers like the timeline, the others by their key. */
 export function layerColor(layer: { key: string; group?: number }, serverCount: number): string {
   return layer.group !== undefined ? serverColor(layer.group, serverCount) : (LAYER_COLORS[layer.key] ?? '#64748b');

@@ -4,6 +4,7 @@
 // with a Flatbush index. Colors come from the theme's CSS variables and are re-read when the theme changes.
 import Flatbush from 'flatbush';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { canvasLabelFont } from '@/components/charts/palette';
 import { type ScatterLayout } from '@/lib/view/compare';
 
 const HOVER_PX = 8;
@@ -21,7 +22,7 @@ function draw(canvas: HTMLCanvasElement, layout: ScatterLayout, width: number, h
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, width, height);
   const { plot } = layout;
-  ctx.font = '11px ui-sans-serif, system-ui, sans-serif';
+  ctx.font = canvasLabelFont();
   ctx.strokeStyle = themeColor('--line');
   ctx.fillStyle = themeColor('--muted');
   ctx.lineWidth = 1;

@@ -6,7 +6,7 @@ import { scaleLinear } from 'd3-scale';
 import { formatMs } from '@/lib/view/format';
 import type { CallColumns } from '@/lib/view/series';
 import { callMark, type TimelineLayout } from '@/lib/view/timeline';
-import { serverColor, type ThemeColors } from '@/components/charts/palette';
+import { canvasLabelFont, serverColor, type ThemeColors } from '@/components/charts/palette';
 
 export const GUTTER = 120;
 export const AXIS = 24;
@@ -58,7 +58,7 @@ const barHeight = (geo: TimelineGeometry) => Math.max(1, geo.rowHeight - (geo.ro
 export function drawTimeline({ ctx, geo, layout, columns: c, groupOf, domain, colors }: DrawTimelineArgs): void {
   const x = timeScale(geo, domain);
   const rowTop = (r: number) => rowTopOf(geo, r);
-  ctx.font = '11px ui-sans-serif, system-ui, sans-serif';
+  ctx.font = canvasLabelFont();
   ctx.textBaseline = 'middle';
   layout.groups.forEach((g, k) => {
     if (k % 2 === 1) {
