@@ -6,7 +6,7 @@
 //   U1  rollout page with 1,000 and 30,000 calls: first paint / first contentful paint, calls drawn, long tasks
 //       (> 200 ms, from a PerformanceObserver for 'longtask' installed with addInitScript).
 //   U2  rollouts table, first page over a 10k-call corpus and over a large one (10k rollouts / 100k calls, or
-//       --corpus DIR), measured interleaved in one run (3 × reps loads each); the ratio of the two; frame
+//       --corpus DIR), measured interleaved in one run (6 × reps loads each); the ratio of the two; frame
 //       times while scrolling the virtualized table.
 //   U3  one call's request payload of 1 MB and 10 MB: from the payload request to the tree being visible
 //       (and from navigation).
@@ -370,9 +370,10 @@ async function u2(browser: Browser, corpora: { name: string; origin: string; run
   const samples = new Map<string, Measured[]>(corpora.map((c) => [c.name, []]));
   const api = new Map<string, number[]>(corpora.map((c) => [c.name, []]));
   for (const c of corpora) await measure(browser, c.origin, `/runs/${c.run}`, { first_row: 'table tbody tr a[href*="/rollouts/"]' }, ['first_row'], 0); // warm-up
-  // Interleaved, so that the machine's noise falls on both corpora alike, and three times as many loads as
-  // the other targets: the figure that matters here is a ratio of two medians.
-  for (let i = 0; i < REPS * 3; i++) {
+  // Interleaved, so that the machine's noise falls on both corpora alike, and six times as many loads as the
+  // other targets: the figure that matters here is a ratio, whose interval 15 pairs left wider than ±20%
+  // (0.87–1.09, 0.93–1.43 and 1.07–1.48 in three runs of the same table on one day).
+  for (let i = 0; i < REPS * 6; i++) {
     for (const c of i % 2 ? [...corpora].reverse() : corpora) {
       samples.get(c.name)!.push(await measure(browser, c.origin, `/runs/${c.run}`, { first_row: 'table tbody tr a[href*="/rollouts/"]' }, ['first_row'], 500));
       const t0 = performance.now();
