@@ -17,18 +17,18 @@ type Column = ColumnDef<RolloutItem> & { meta: ColumnMeta };
 
 const muted = (text: string, known: boolean) => <span className={known ? undefined : 'text-muted'}>{text}</span>;
 
-function tokens(field: TokenField, header: string, label: string, maxima: Record<TokenField, number | null>): Column {
+function tokens(field: TokenField, header: string, label: string): Column {
   return {
     id: field,
     header,
-    meta: { sortKey: field === 'cached_tokens' ? 'tokens_cached' : field, width: 76, align: 'right', title: `${label} per rollout (bars relative to this page's maximum)` },
+    meta: { sortKey: field === 'cached_tokens' ? 'tokens_cached' : field, width: 76, align: 'right', title: `${label} per rollout (bars relative to the largest of the rows loaded)` },
     cell: ({ row: { original: r } }) => {
       const shown = shownTokens(r, r.num_calls, field);
       const cached = shownTokens(r, r.num_calls, 'cached_tokens').value;
       return (
         <TokenCell
           value={shown.value}
-          max={maxima[field]}
+          field={field}
           label={label}
           fromUsage={shown.fromUsage}
           note={field === 'tokens_in' && cached !== null ? `${formatCount(cached)} cached` : undefined}
@@ -38,8 +38,8 @@ function tokens(field: TokenField, header: string, label: string, maxima: Record
   };
 }
 
-/** The rollouts table's columns; `maxima` scales the token bars to the rows loaded. */
-export function rolloutColumns(run: string, maxima: Record<TokenField, number | null>): Column[] {
+/** The rollouts table's columns; the token bars are scaled by the table (barScale). */
+export function rolloutColumns(run: string): Column[] {
   return [
     { id: 'rollout', header: 'Rollout', meta: { sortKey: 'rollout', width: 150, align: 'left' }, cell: ({ row }) => <RolloutIdCell run={run} r={row.original} /> },
     {
@@ -50,10 +50,10 @@ export function rolloutColumns(run: string, maxima: Record<TokenField, number | 
     },
     { id: 'reward', header: 'Reward', meta: { sortKey: 'reward', width: 60, align: 'right' }, cell: ({ row }) => muted(formatReward(row.original.reward), row.original.reward !== null) },
     { id: 'calls', header: 'Calls', meta: { sortKey: 'calls', width: 52, align: 'right' }, cell: ({ row }) => formatCount(row.original.num_calls) },
-    tokens('tokens_in', 'In', 'tokens in', maxima),
-    tokens('tokens_out', 'Out', 'tokens out', maxima),
-    tokens('tokens_reasoning', 'Reasoning', 'reasoning tokens', maxima),
-    tokens('tokens_total', 'Total', 'tokens total', maxima),
+    tokens('tokens_in', 'In', 'tokens in'),
+    tokens('tokens_out', 'Out', 'tokens out'),
+    tokens('tokens_reasoning', 'Reasoning', 'reasoning tokens'),
+    tokens('tokens_total', 'Total', 'tokens total'),
     { id: 'latency_sum', header: 'Latency Σ', meta: { sortKey: 'latency_sum', width: 72, align: 'right', title: 'Sum of call latencies' }, cell: ({ row }) => muted(formatMs(row.original.latency_sum), row.original.latency_sum !== null) },
     { id: 'latency_max', header: 'Max', meta: { sortKey: 'latency_max', width: 68, align: 'right', title: 'Slowest call' }, cell: ({ row }) => muted(formatMs(row.original.latency_max), row.original.latency_max !== null) },
     { id: 'ttft_p50', header: 'TTFT p50', meta: { sortKey: 'ttft_p50', width: 68, align: 'right', title: 'Median time to first token of streamed calls' }, cell: ({ row }) => muted(formatMs(row.original.ttft_p50), row.original.ttft_p50 !== null) },

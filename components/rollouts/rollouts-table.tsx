@@ -2,9 +2,9 @@
 
 import { flexRender, getCoreRowModel, useReactTable, type Row } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import { cx } from '@/components/ui/cn';
-import { pageMaxima, shownTokenRows, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
+import { barScale, pageMaxima, shownTokenRows, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
 import { rolloutColumns, type ColumnMeta } from './rollout-columns';
 import { SortHeader } from './sort-header';
 
@@ -27,8 +27,8 @@ interface Props {
 export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, changed, footer, busy }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const maxima = useMemo(() => pageMaxima(shownTokenRows(rows), TOKEN_FIELDS), [rows]);
-  const columns = useMemo(() => rolloutColumns(run, maxima), [run, maxima]);
+  const scale = useMemo(() => barScale(pageMaxima(shownTokenRows(rows), TOKEN_FIELDS)), [rows]);
+  const columns = useMemo(() => rolloutColumns(run), [run]);
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.key, manualSorting: true });
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -52,7 +52,7 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
 
   return (
     <div ref={scroller} className={cx('h-[calc(100vh-300px)] min-h-[420px] overflow-auto rounded-lg border border-line transition-opacity', busy && 'opacity-60')}>
-      <table className="w-full table-fixed border-collapse text-[13px]" style={{ minWidth: width }}>
+      <table className="w-full table-fixed border-collapse text-[13px]" style={{ minWidth: width, ...(scale as CSSProperties) }}>
         <colgroup>
           {metas.map((m, i) => (
             <col key={i} style={{ width: m.width }} />
@@ -91,7 +91,10 @@ interface RowProps {
   onSelect: (key: string) => void;
 }
 
-/** One row, rendered again only when its rollout, its columns or its marks change (not on every scroll frame). */
+/**
+ * One row, rendered again only when its rollout, its columns or its marks change: not on every scroll frame,
+ * nor when a page is appended (the table's row objects are new then; the rollout and the columns are not).
+ */
 const RolloutRow = memo(function RolloutRow({ row, metas, selected, changed, onSelect }: RowProps) {
   const r = row.original;
   return (
@@ -114,4 +117,8 @@ const RolloutRow = memo(function RolloutRow({ row, metas, selected, changed, onS
       ))}
     </tr>
   );
-});
+}, sameRow);
+
+function sameRow(a: RowProps, b: RowProps): boolean {
+  return a.row.original === b.row.original && a.metas === b.metas && a.selected === b.selected && a.changed === b.changed && a.onSelect === b.onSelect;
+}

@@ -130,11 +130,15 @@ export function pageMaxima<F extends string>(rows: Partial<Record<F, number | nu
   return out;
 }
 
-/** A bar's width as a fraction of the page maximum: null (no bar) when the value is unknown. */
-export function barFraction(value: number | null | undefined, max: number | null): number | null {
-  if (value === null || value === undefined || !Number.isFinite(value)) return null;
-  if (max === null || max <= 0) return 0;
-  return Math.min(1, Math.max(0, value / max));
+/** The CSS variable that holds a field's maximum over the rows loaded: set on the table (barScale), read by its bars. */
+export const barMaxVar = (field: string) => `--bar-max-${field}`;
+
+/**
+ * The rollouts table's bar scale as CSS variables, one per field: its maximum, or 1 when it has none or it is 0
+ * (every bar of that field is then empty). A bar's width is `clamp(0, value / max, 1)` of its cell (TokenCell).
+ */
+export function barScale(maxima: Record<string, number | null>): Record<string, number> {
+  return Object.fromEntries(Object.entries(maxima).map(([field, max]) => [barMaxVar(field), max !== null && Number.isFinite(max) && max > 0 ? max : 1]));
 }
 
 /** Spec §5.3, the codes a rollout of a capture run can carry. */

@@ -118,6 +118,30 @@ describe('every page renders cleanly', () => {
     for (const run of chosen) await visit(`/runs/${run.id}`, (page) => rolloutsReady(page, run));
   }, 120_000);
 
+  it("token bars: each is its count over the largest of the rows loaded (CSS from the table's scale)", async () => {
+    const run = runs.find((r) => r.id === 'workplace-assistant')!;
+    const { rollouts } = await api<{ rollouts: (RolloutRow & { tokens_in: number | null })[] }>(`/api/runs/${run.id}/rollouts?limit=100`);
+    const max = Math.max(...rollouts.map((r) => r.tokens_in ?? 0));
+    expect(max).toBeGreaterThan(0);
+    await visit(`/runs/${run.id}`, async (page) => {
+      await rolloutsReady(page, run);
+      const bars = await page.evaluate(() =>
+        [...document.querySelectorAll('tbody [title*=" tokens in"]')].map((cell) => {
+          const track = cell.querySelector('[aria-hidden]');
+          const bar = track?.firstElementChild;
+          return { title: cell.getAttribute('title')!, ratio: bar && track ? bar.getBoundingClientRect().width / track.getBoundingClientRect().width : null };
+        }),
+      );
+      expect(bars.length).toBeGreaterThan(3);
+      for (const { title, ratio } of bars) {
+        const value = Number(/^([\d,]+) tokens in/.exec(title)![1].replace(/,/g, ''));
+        expect(ratio, title).not.toBeNull();
+        expect(Math.abs(ratio! - value / max), title).toBeLessThan(0.02);
+      }
+      expect(Math.max(...bars.map((b) => b.ratio!))).toBeGreaterThan(0.98);
+    });
+  });
+
   it('rollouts: two model servers, attachment-only, capture-only, a failed attempt, and a real NeMo Gym rollout without calls', async () => {
     const first = async (run: string, pick: (r: RolloutRow & { failure_class: string | null }) => boolean = () => true) =>
       [run, (await api<{ rollouts: (RolloutRow & { failure_class: string | null })[] }>(`/api/runs/${run}/rollouts?limit=100`)).rollouts.find(pick)!.key] as const;

@@ -4,7 +4,7 @@ import { RolloutQuerySchema } from '../../../lib/api/schemas';
 import type { RolloutRow } from '../../../lib/index/queries';
 import { toCsv } from '../../../lib/view/csv';
 import {
-  activeFilters, barFraction, gapLabel, gapTitle, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
+  activeFilters, barMaxVar, barScale, gapLabel, gapTitle, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
 } from '../../../lib/view/table';
 
 describe('parseRolloutView', () => {
@@ -66,14 +66,14 @@ describe('inline token bars', () => {
     expect(pageMaxima(rows, ['tokens_in', 'tokens_out'])).toEqual({ tokens_in: 400, tokens_out: null });
   });
 
-  it('null is no bar at all, 0 is an empty bar, values scale to the maximum', () => {
-    expect(barFraction(null, 400)).toBeNull();
-    expect(barFraction(undefined, 400)).toBeNull();
-    expect(barFraction(0, 400)).toBe(0);
-    expect(barFraction(100, 400)).toBe(0.25);
-    expect(barFraction(400, 400)).toBe(1);
-    expect(barFraction(5, 0)).toBe(0);
-    expect(barFraction(500, 400)).toBe(1);
+  it('the bar scale is each maximum as a CSS variable; none, 0 or not finite is 1 (empty bars, never a division by 0)', () => {
+    expect(barScale({ tokens_in: 400, tokens_out: null, tokens_reasoning: 0, tokens_total: Infinity })).toEqual({
+      '--bar-max-tokens_in': 400,
+      '--bar-max-tokens_out': 1,
+      '--bar-max-tokens_reasoning': 1,
+      '--bar-max-tokens_total': 1,
+    });
+    expect(barMaxVar('tokens_in')).toBe('--bar-max-tokens_in');
   });
 });
 
