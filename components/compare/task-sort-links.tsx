@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { cn } from '@/components/ui/cn';
 import { TASK_SORTS, type TaskSort } from '@/lib/view/compare';
 
-const LABELS: Record<TaskSort, string> = { task: 'by task', delta_tokens: 'by Δ tokens', delta_reward: 'by Δ reward' };
+const LABELS: Record<TaskSort, string> = { task: 'by task', delta_tokens: 'by change in tokens', delta_reward: 'by change in reward' };
 
 /** Sort orders of the paired-task table, as links (the order is part of the shareable URL). */
 export function TaskSortLinks({ runs, sort }: { runs: string[]; sort: TaskSort }) {

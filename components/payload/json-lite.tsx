@@ -16,6 +16,9 @@ const STYLE = {
   undefinedValue: 'text-muted',
   otherValue: 'text-fg',
   punctuation: 'text-muted',
+  // The library's ▸ and ▾ are glyphs the page's fonts lack: drawn with borders instead (globals.css).
+  collapseIcon: 'json-toggle json-toggle-open mr-1.5 cursor-pointer select-none text-muted',
+  expandIcon: 'json-toggle mr-1.5 cursor-pointer select-none text-muted',
   quotesForFieldNames: false,
   stringifyStringValues: true,
 };

@@ -54,7 +54,7 @@ export function rolloutColumns(run: string): Column[] {
     tokens('tokens_out', 'Out', 'tokens out'),
     tokens('tokens_reasoning', 'Reasoning', 'reasoning tokens'),
     tokens('tokens_total', 'Total', 'tokens total'),
-    { id: 'latency_sum', header: 'Latency Σ', meta: { sortKey: 'latency_sum', width: 72, align: 'right', title: 'Sum of call latencies' }, cell: ({ row }) => muted(formatMs(row.original.latency_sum), row.original.latency_sum !== null) },
+    { id: 'latency_sum', header: 'Latency sum', meta: { sortKey: 'latency_sum', width: 84, align: 'right', title: 'Sum of call latencies' }, cell: ({ row }) => muted(formatMs(row.original.latency_sum), row.original.latency_sum !== null) },
     { id: 'latency_max', header: 'Max', meta: { sortKey: 'latency_max', width: 68, align: 'right', title: 'Slowest call' }, cell: ({ row }) => muted(formatMs(row.original.latency_max), row.original.latency_max !== null) },
     { id: 'ttft_p50', header: 'TTFT p50', meta: { sortKey: 'ttft_p50', width: 68, align: 'right', title: 'Median time to first token of streamed calls' }, cell: ({ row }) => muted(formatMs(row.original.ttft_p50), row.original.ttft_p50 !== null) },
     {

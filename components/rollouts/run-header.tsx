@@ -46,7 +46,7 @@ export function RunHeader({ run }: { run: RunInfo }) {
         <Stat label="Tokens out" italic={usage !== null} value={tokens(shown('tokens_out'))} title={`${formatCount(shown('tokens_out'))}${usageNote}`} />
         <Stat label="Reasoning" italic={usage !== null} value={tokens(shown('tokens_reasoning'))} title={`${formatCount(shown('tokens_reasoning'))}${usageNote}`} />
         <Stat label="Total" italic={usage !== null} value={tokens(shown('tokens_total'))} title={`${formatCount(shown('tokens_total'))}${usageNote}`} />
-        <Stat label="Latency Σ" value={formatMs(t.latency_sum)} />
+        <Stat label="Latency sum" value={formatMs(t.latency_sum)} />
         <Stat label="Errors" value={formatCount(t.errors)} />
         <Stat label="Gaps" value={formatCount(t.gaps)} />
         <Stat label="Mean reward" value={formatReward(t.mean_reward)} />

@@ -133,7 +133,7 @@ export function tasksTable(c: Comparison, sort: TaskSort): CompareTable {
   return {
     id: 'tasks',
     title: 'Paired by task',
-    headers: ['task', ...runs.flatMap((r) => [`${r} rollouts`, `${r} mean tokens`, `${r} mean reward`]), 'Δ tokens (last − first)', 'Δ reward (last − first)'],
+    headers: ['task', ...runs.flatMap((r) => [`${r} rollouts`, `${r} mean tokens`, `${r} mean reward`]), 'change in tokens (last − first)', 'change in reward (last − first)'],
     rows: sortTasks(c.tasks, sort).map((t) => [
       cell(t.task_index, 'count'),
       ...t.runs.flatMap((r) => [cell(r.rollouts, 'count'), cell(r.mean_tokens_total, 'tokens'), cell(r.mean_reward, 'reward')]),

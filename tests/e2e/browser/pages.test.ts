@@ -98,6 +98,28 @@ async function callReady(page: Page, c: CallInfo, tab: (typeof TABS)[number]): P
   if (tab === 'delta') await panel.getByText(/Compared with|first call of its model server/).waitFor();
 }
 
+/** Text on the page drawn with a system font, not the page's web fonts (app/fonts.ts): `font: element`. */
+async function systemFontText(page: Page): Promise<string[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('DOM.enable');
+    await cdp.send('CSS.enable');
+    const { root } = await cdp.send('DOM.getDocument', { depth: -1 });
+    const { nodeIds } = await cdp.send('DOM.querySelectorAll', { nodeId: root.nodeId, selector: 'body *' });
+    const found: string[] = [];
+    for (const nodeId of nodeIds) {
+      const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+      for (const f of fonts.filter((f) => !f.isCustomFont)) {
+        const { outerHTML } = await cdp.send('DOM.getOuterHTML', { nodeId });
+        found.push(`${f.familyName}: ${outerHTML.slice(0, 160)}`);
+      }
+    }
+    return found;
+  } finally {
+    await cdp.detach();
+  }
+}
+
 describe('every page renders cleanly', () => {
   it('runs: every run is a row with its call count', async () => {
     await visit('/', async (page) => {
@@ -116,6 +138,25 @@ describe('every page renders cleanly', () => {
     const chosen = runs.filter((r) => ids.includes(r.id));
     expect(chosen.map((r) => r.id).sort()).toEqual([...ids].sort());
     for (const run of chosen) await visit(`/runs/${run.id}`, (page) => rolloutsReady(page, run));
+  }, 120_000);
+
+  it("the pages' own text needs no system font (a glyph the web fonts lack costs a synchronous font lookup)", async () => {
+    const r = (await api<{ rollouts: RolloutRow[] }>('/api/runs/workplace-assistant/rollouts?limit=1')).rollouts[0];
+    const call = (await api<Detail>(`/api/runs/workplace-assistant/rollouts/${encodeURIComponent(r.key)}`)).capture.calls[0];
+    const pages: [string, (page: Page) => Promise<void>][] = [
+      ['/', (page) => heading(page, 'Runs')],
+      ['/runs/workplace-assistant', (page) => rolloutsReady(page, runs.find((x) => x.id === 'workplace-assistant')!)],
+      [`/runs/workplace-assistant/rollouts/${encodeURIComponent(r.key)}`, (page) => rolloutReady(page, r.rollout_id!, r.num_calls)],
+      [`${callPath('workplace-assistant', r.key, call)}?tab=conversation`, (page) => callReady(page, call, 'conversation')],
+      ['/compare?runs=math-with-judge,swe-claude-code,workplace-assistant', async (page) => {
+        await heading(page, 'Compare 3 runs');
+        await page.getByRole('navigation', { name: 'sort tasks' }).waitFor();
+      }],
+    ];
+    for (const [p, ready] of pages) {
+      await visit(p, ready);
+      expect(await systemFontText(t.page), p).toEqual([]);
+    }
   }, 120_000);
 
   it("token bars: each is its count over the largest of the rows loaded (CSS from the table's scale)", async () => {

@@ -80,7 +80,7 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
             />
           );
         })}
-        <Stat label="Latency Σ / max" value={`${formatMs(r.latency_sum)} / ${formatMs(r.latency_max)}`} />
+        <Stat label="Latency sum / max" value={`${formatMs(r.latency_sum)} / ${formatMs(r.latency_max)}`} />
         <Stat label="TTFT p50" value={formatMs(r.ttft_p50)} />
       </dl>
       {usageShown(r, r.num_calls) ? (
