@@ -3,10 +3,10 @@
 //
 // Why not the system stack it had: on Linux every family name and every size/weight of a system font costs
 // Chromium's renderer a synchronous round trip to the browser process (family match, then render style per
-// strike): 22 such calls in a trace of a rollout page's load, 1–5 with these (for glyphs they lack). When
-// the browser process is busy, the page's first layout waits on them: in traces 230–340 ms of a rollout
-// page's first task were these calls, and bench:ui on a loaded 2-core machine saw first tasks of 115–271 ms
-// with the system stack (U1: 4 of 10 loads over 200 ms) against a longest task of 149 ms with these.
+// strike): 22 such calls in a trace of a rollout page's load, none with these. When the browser process is
+// busy, the page's first layout waits on them; in traces that was most of the rollout page's longest task
+// (see the README's browser figures). A glyph these fonts lack costs the same lookup, so the pages' own text
+// uses none (an e2e test checks: tests/e2e/browser/pages.test.ts).
 //
 // `display: 'block'`: text waits for the font (a 70 KB file from the same server, preloaded) instead of
 // first laying out in a system fallback, which would pay those round trips anyway and shift the layout.
