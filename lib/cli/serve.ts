@@ -16,6 +16,7 @@ import { parsePathSpec } from '../index/discovery';
 import { makeDirectRoutes, warmDirectRoutes } from '../server/direct-routes';
 import { makeGuard } from '../server/guard';
 import { setInstance, startInstance, type Instance } from '../server/instance';
+import { nativeScanStatus } from '../index/native-scan';
 
 const HELP = `usage: callscope serve [PATH...] [--port 3000] [--host 127.0.0.1] [--index-dir DIR] [--upstream URL] [--token T]
 
@@ -207,6 +208,8 @@ async function mountCapture(upstream: string, instance: Instance, paths: string[
 async function reportProgress(instance: Instance, io: CliIO): Promise<void> {
   const started = Date.now();
   io.stderr.write('callscope: indexing...\n');
+  const native = nativeScanStatus();
+  if (!native.loaded) io.stderr.write(`callscope: capture lines are read by the JavaScript scan (slower): ${native.error}\n`);
   await instance.ready;
   for (const run of instance.index.listRuns()) {
     const p = run.progress;

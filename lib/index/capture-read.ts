@@ -5,6 +5,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
 import { callTotals, type CallAgg, type CallTotals } from './call-totals';
 import { readLinesSync } from './line-reader';
+import { nativeCallValues } from './native-scan';
 import { scanExchangeLine } from './scan';
 
 /** What ingest stored about a file the last time it read it (a file it has never read: `NEW_FILE`). */
@@ -104,6 +105,12 @@ export function readCaptureFile(file: string, stored: FileState): CaptureRead {
     const read = readLinesSync(fd, from.offset, st.size, from.next_line, (line, offset) => {
       bytes += line.length + 1;
       lines++;
+      const row = nativeCallValues(line, offset, callIndex);
+      if (row) {
+        for (let k = 0; k < CALL_WIDTH; k++) calls.push(row[k]);
+        callIndex++;
+        return;
+      }
       const outcome = scanExchangeLine(line, callIndex);
       if (outcome.kind === 'blank') return;
       if (outcome.kind === 'unreadable') unreadable++;

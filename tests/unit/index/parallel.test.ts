@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { useDemo } from '../../support/demo';
+import { setNativeScan } from '../../../lib/index/native-scan';
 import { IngestPool, type IngestOptions } from '../../../lib/index/parallel';
 import { line, makeExchange } from '../../support/exchange';
 
@@ -99,6 +100,27 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
       for (const index of [serial, parallel]) await index.refresh();
       expectSame(parallel, serial);
     });
+  });
+
+  it('the native capture scan builds the index the JavaScript scan builds', async () => {
+    const root = path.join(fx.tmp, 'edge-native');
+    cpSync(fx.demo, root, { recursive: true });
+    edgeRun(root);
+    setNativeScan(false);
+    let js: CallscopeIndex;
+    try {
+      js = await build(root, SERIAL);
+    } finally {
+      setNativeScan(true);
+    }
+    const native = await build(root, SERIAL);
+    try {
+      expect(dump(native).calls.length).toBeGreaterThan(100);
+      expectSame(native, js);
+    } finally {
+      js.close();
+      native.close();
+    }
   });
 
   it('can tell two indexes apart', async () => {

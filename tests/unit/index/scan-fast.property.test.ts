@@ -1,6 +1,7 @@
-// The index's fast capture-line scan (native JSON.parse on the kept parts, scanExchangeFast) against the
-// lossless scan (scanStrict + deriveRecord): on every line, realistic or adversarial, valid or not, the
-// outcome and the indexed row must be identical. Also checks that the fast path does answer for ordinary lines.
+// The index's fast capture-line scans against the lossless scan (scanStrict + deriveRecord): the JavaScript
+// one (JSON.parse on the kept parts, scanExchangeFast) and the native one (native/scan.cc, nativeCallValues).
+// On every line, realistic or adversarial, valid or not, the outcome and the indexed row must be identical
+// (the native scan answers with a row or declines). Also checks that both do answer for ordinary lines.
 import { isUtf8 } from 'node:buffer';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,7 @@ import { scanExchangeFast } from '../../../lib/capture/json';
 import { stripAscii } from '../../../lib/capture/store';
 import { generateDemo } from '../../../lib/demo/generate';
 import { callValues } from '../../../lib/index/capture-read';
+import { nativeCallValues, nativeScanStatus } from '../../../lib/index/native-scan';
 import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../lib/index/scan';
 
 /** What the index keeps of an outcome: the row `ingest` inserts, or the kind (and message) otherwise. */
@@ -36,25 +38,45 @@ function exact(bytes: Buffer, callIndex: number): ScanOutcome {
 }
 
 let fastAnswered = 0;
+let nativeAnswered = 0;
 function check(bytes: Buffer, callIndex = 0): void {
   const stripped = stripAscii(bytes);
   if (stripped.length > 0 && isUtf8(stripped) && scanExchangeFast(stripped)) fastAnswered++;
-  expect(indexed(scanExchangeLine(bytes, callIndex))).toEqual(indexed(exact(bytes, callIndex)));
+  const lossless = exact(bytes, callIndex);
+  expect(indexed(scanExchangeLine(bytes, callIndex))).toEqual(indexed(lossless));
+  const row = nativeCallValues(bytes, 100, callIndex);
+  if (row) {
+    nativeAnswered++;
+    expect(lossless.kind, `native answered a line the lossless scan reads as ${lossless.kind}: ${bytes.toString('utf8').slice(0, 300)}`).toBe('record');
+    if (lossless.kind !== 'record') return;
+    row[0] = 7;
+    row[3] = 3;
+    expect(row[5]).toBe(bytes.length);
+    row[5] = 5000;
+    expect(row, bytes.toString('utf8').slice(0, 500)).toEqual(callValues(7, 3, 100, 5000, lossless.call));
+  }
 }
+
+it('the native scan is built and loaded', () => {
+  // npm install builds it (scripts/build-native.mjs); without it ingest falls back to the JavaScript scan
+  expect(nativeScanStatus()).toEqual({ loaded: true, error: null });
+});
 
 // --- adversarial lines -------------------------------------------------------------------------------------
 
-function exchangeLines(bad: boolean) {
+function exchangeLines(bad: boolean, typed = false) {
 const ws = fc.constantFrom('', '', '', ' ', '\n', '\t ', '\r');
 const goodNumbers = [
   '0', '1', '7', '-3', '-0', '-0.0', '0.0', '1.0', '5.0', '2.5', '1e2', '1E-2', '2.5e1', '1e400', '-1e400', '1e-400',
   '123456789012345', '1234567890123456', '12345678901234567', '9007199254740993', '18446744073709551616', '-9223372036854775809',
   '1786204990.570467',
 ];
-const numberTok = fc.constantFrom(...goodNumbers, ...(bad ? ['01', '1.', '-', '.5', '1e', '+1', '0x10', 'NaN', 'Infinity', '-Infinity'] : []));
+// `typed`: lines the native scan should mostly answer (it declines big integers, -0 and surrogate escapes).
+const numbers = typed ? goodNumbers.filter((t) => t.replace(/^-/, '').length < 16 && t !== '-0') : goodNumbers;
+const numberTok = fc.constantFrom(...numbers, ...(bad ? ['01', '1.', '-', '.5', '1e', '+1', '0x10', 'NaN', 'Infinity', '-Infinity'] : []));
 const literalTok = fc.constantFrom('true', 'false', 'null', ...(bad ? ['tru', 'nul', 'True'] : []));
 const strPiece = fc.constantFrom(
-  'a', 'text', 'é', '😀', '日本', ' ', '\\"', '\\\\', '\\\\\\"', '\\n', '\\/', '\\u00e9', '\\u0000', '\\uD83D\\uDE00', '\\ud83d\\ude00',
+  'a', 'text', 'é', '😀', '日本', ' ', '\\"', '\\\\', '\\\\\\"', '\\n', '\\/', '\\u00e9', '\\u0000', ...(typed ? [] : ['\\uD83D\\uDE00', '\\ud83d\\ude00']),
   '{', '}', '[', ']', ',', ':', '1.0', 'usage', '\\"usage\\":1.0',
   ...(bad ? ['\\ud800', '\\udc00', '\\x', '\\u12', '\t', '\u0001', '"', '\\', '"usage":1.0'] : []),
 );
@@ -120,14 +142,20 @@ const topKey = fc.constantFrom(
   'model_call_id', 'dialect', 'model_ref', 'started_at', 'completed_at', 'latency_ms', 'latency_ttft_ms', 'status_code', 'error_category',
   'request_raw', 'response_raw', 'extra',
 );
+// Top-level values of the types the record derivation takes (so that the line's outcome turns on the request and response).
+const typedTop = fc.oneof(
+  fc.tuple(fc.constantFrom('model_call_id', 'dialect', 'error_category'), fc.oneof(strTok, fc.constant('null'))),
+  fc.tuple(fc.constantFrom('started_at', 'completed_at', 'latency_ms', 'latency_ttft_ms', 'status_code'), fc.oneof(numberTok, fc.constant('null'))),
+  fc.tuple(fc.constant('extra'), valueTok),
+);
 const rawVal = fc.oneof(strTok, fc.constant('"data: {\\"type\\":\\"response.completed\\",\\"n\\":1.0}\\n\\n"'));
 const topVal = fc.oneof(numberTok, strTok, literalTok, valueTok, fc.constant('{"type":"responses_api_models","name":"srv"}'));
 return fc
   .tuple(
-    fc.array(fc.oneof(fc.tuple(topKey, topVal), fc.tuple(fc.constantFrom('request_raw', 'response_raw'), rawVal)), { maxLength: 6 }),
+    fc.array(fc.oneof(typed ? typedTop : fc.tuple(topKey, topVal), fc.tuple(fc.constantFrom('request_raw', 'response_raw'), rawVal)), { maxLength: 6 }),
     requestTok,
     responseTok,
-    fc.array(fc.tuple(fc.constantFrom('request', 'response', 'response_raw', 'usage', '0', 'reque\\u0073t'), topVal), { maxLength: 2 }),
+    fc.array(fc.tuple(fc.constantFrom(...(typed ? ['response_raw', 'usage', '0'] : ['request', 'response', 'response_raw', 'usage', '0', 'reque\\u0073t'])), topVal), { maxLength: 2 }),
     ws,
   )
   .map(([pre, req, resp, post, w]) =>
@@ -138,6 +166,7 @@ return fc
 }
 const exchangeLine = exchangeLines(true);
 const cleanLine = exchangeLines(false);
+const typedLine = exchangeLines(false, true);
 const valueTok = fc.letrec((tie) => ({ v: fc.oneof(fc.string(), fc.integer(), tie('a')), a: fc.array(tie('v'), { maxLength: 3 }) })).v.map((v) => JSON.stringify(v));
 
 /** One random byte-level edit: delete, duplicate or replace one byte (often with a structural character). */
@@ -155,11 +184,13 @@ function mutate(text: string, [at, kind, ch]: [number, string, string]): Buffer 
 describe('fast capture-line scan = lossless scan (indexed row)', () => {
   it('generated exchanges with valid but tricky tokens', () => {
     fastAnswered = 0;
+    nativeAnswered = 0;
     fc.assert(
       fc.property(cleanLine, fc.nat(50), (text, callIndex) => check(Buffer.from(text, 'utf8'), callIndex)),
       { numRuns: 4000 },
     );
     expect(fastAnswered).toBeGreaterThan(200); // the fast path is exercised, not always declined
+    expect(nativeAnswered).toBeGreaterThan(100);
   });
 
   it('generated exchanges with adversarial tokens', () => {
@@ -169,8 +200,17 @@ describe('fast capture-line scan = lossless scan (indexed row)', () => {
     );
   });
 
+  it('generated exchanges with well-typed metadata and adversarial requests and responses', () => {
+    nativeAnswered = 0;
+    fc.assert(
+      fc.property(typedLine, fc.nat(50), (text, callIndex) => check(Buffer.from(text, 'utf8'), callIndex)),
+      { numRuns: 4000 },
+    );
+    expect(nativeAnswered).toBeGreaterThan(400);
+  });
+
   it('the same with one byte edited (invalid lines, broken strings and brackets)', () => {
-    fc.assert(fc.property(fc.oneof(exchangeLine, cleanLine), mutation, (text, m) => check(mutate(text, m))), { numRuns: 4000 });
+    fc.assert(fc.property(fc.oneof(exchangeLine, cleanLine, typedLine), mutation, (text, m) => check(mutate(text, m))), { numRuns: 4000 });
   });
 
   it('arbitrary JSON texts and strings', () => {
@@ -246,8 +286,10 @@ describe('fast capture-line scan over the demo data', () => {
   it('every capture line of every demo run: same indexed row, mostly answered by the fast path', () => {
     expect(lines.length).toBeGreaterThan(100);
     fastAnswered = 0;
+    nativeAnswered = 0;
     lines.forEach((l, i) => check(l, i));
     expect(fastAnswered).toBeGreaterThan(lines.length * 0.9);
+    expect(nativeAnswered).toBeGreaterThan(lines.length * 0.9);
   });
 
   it('demo lines with one byte edited', () => {

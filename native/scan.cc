@@ -1,0 +1,793 @@
+// The native capture-line scan (lib/index/native-scan.ts): one stripped capture line, valid UTF-8, to the
+// values the index stores for it (capture-read.ts `callValues`), in one pass over its bytes, with no JS value
+// built. It answers only for lines it reads exactly as the lossless path does (scanStrict with the request
+// shallow, then deriveRecord, lib/index/scan.ts); for anything else it declines and the caller runs the
+// JavaScript scan. Declining is always correct, so every rule below errs that way:
+//   - any JSON error, a nesting deeper than MAX_DEPTH, an integer of 16 or more digits, `-0`, a float with a
+//     3-digit exponent or 300 integer digits, NaN/Infinity: declined (the lossless parser decides);
+//   - a surrogate `\u` escape in a checked string (a lone one is an error in orjson mode);
+//   - an escape or a control byte in a key of an object whose keys the derivation reads, or in a string whose
+//     value it stores; a key it reads seen twice in one object;
+//   - a value the derivation coerces or may raise on in a shape other than the common ones (pydantic's lax
+//     int/float/str, `model_ref`, truthy non-iterables in `summary` or `tool_calls`, a truthy non-string model).
+// What the lossless path checks and how is mirrored from lib/capture/json.ts: the request's members are read
+// shallow (its `model` and scalars checked, its other strings and containers walked by structure only, as
+// skippedContainerEnd does), `request_raw` and `response_raw` strings checked as checkedStringEnd does, every
+// other value checked in full. tests/unit/index/scan-fast.property.test.ts holds the two paths equal.
+#include <node_api.h>
+
+#include <emmintrin.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+// The output slots (native-scan.ts reads them by the same numbers). Spans are byte offsets into the line;
+// a string's span is its content (without the quotes), -1 for null. Numbers are NaN for null.
+enum Slot {
+  REQ_START, REQ_END, RESP_START, RESP_END,
+  CALL_ID, CALL_ID_END, REF_NAME, REF_NAME_END, MODEL, MODEL_END, DIALECT, DIALECT_END,
+  STATUS, STATUS_END, FINISH, FINISH_END, ERROR_CATEGORY, ERROR_CATEGORY_END,
+  STATUS_CODE, STARTED_AT, COMPLETED_AT, TOKENS_IN, TOKENS_OUT, TOKENS_REASONING, TOKENS_TOTAL, CACHED_TOKENS,
+  CACHE_CREATION_TOKENS, CACHE_HIT, LATENCY_MS, TTFT_MS, TOOL_CALLS, SLOTS
+};
+
+constexpr size_t NO = SIZE_MAX;
+// As FAST_DEPTH in json.ts: far below orjson's 1024, so the limit itself never decides an outcome.
+constexpr int MAX_DEPTH = 512;
+inline bool isDigit(uint8_t c) { return c >= '0' && c <= '9'; }
+inline bool isHex(uint8_t c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// The bytes a JSON text can hold outside its strings (TOKEN_BYTE in json.ts), sorted as SKIP_CLASS sorts them.
+enum SkipClass : uint8_t { SKIP_BAD = 0, SKIP_TOKEN = 1, SKIP_QUOTE = 2, SKIP_OPEN = 3, SKIP_CLOSE = 4 };
+struct SkipTable {
+  uint8_t c[256];
+  SkipTable() : c{} {
+    for (const char* p = " \t\n\r,:[]{}+-.0123456789eEtrufalsnNIiy"; *p; p++) c[(uint8_t)*p] = SKIP_TOKEN;
+    c[(uint8_t)'"'] = SKIP_QUOTE;
+    c[(uint8_t)'{'] = c[(uint8_t)'['] = SKIP_OPEN;
+    c[(uint8_t)'}'] = c[(uint8_t)']'] = SKIP_CLOSE;
+  }
+};
+const SkipTable SKIP;
+
+struct Span {
+  size_t start = NO, end = NO;
+  bool set() const { return start != NO; }
+};
+
+// What a value is, as far as Python truthiness and `isinstance` go.
+enum Kind : uint8_t { K_NONE, K_NULL, K_FALSE, K_TRUE, K_NUMBER, K_STRING, K_ARRAY, K_OBJECT };
+
+struct Scan {
+  const uint8_t* b;
+  size_t n;
+  double* out;
+  Scan(const uint8_t* bytes, size_t length, double* output) : b(bytes), n(length), out(output) {}
+  // the response's reads
+  Span respModel, respStatus, stopReason, firstFinish, incompleteReason;
+  Kind respModelKind = K_NONE;
+  bool outputArray = false, choicesArray = false, contentArray = false;
+  double outputCalls = 0, choicesCalls = 0, contentCalls = 0;
+  // the request's `model`
+  Span reqModel;
+  // usage: each count NaN when not a valid one (validTokens), the detail groups' own flags
+  double u[9] = {};
+  bool detailObject[4] = {false, false, false, false};
+  double detail[4][3] = {};
+
+  int at(size_t i) const { return i < n ? b[i] : -1; }
+
+  size_t ws(size_t i) const {
+    while (i < n) {
+      uint8_t c = b[i];
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') i++;
+      else break;
+    }
+    return i;
+  }
+
+  bool equals(const Span& s, const char* word) const {
+    size_t len = std::strlen(word);
+    return s.end - s.start == len && std::memcmp(b + s.start, word, len) == 0;
+  }
+
+  // --- strings -------------------------------------------------------------------------------------------
+
+  // The end of the string at i (its quote), checked as the lossless parser checks it; NO for an error or a
+  // surrogate escape. `plain` is set when it holds no escape at all.
+  size_t checkedString(size_t i, bool& plain) const {
+    plain = true;
+    size_t j = i + 1;
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctrl = _mm_set1_epi8(0x1f);
+    for (;;) {
+      // 16 bytes at a time to the next quote, backslash or control byte
+      while (j + 16 <= n) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + j));
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), _mm_cmpeq_epi8(_mm_max_epu8(v, ctrl), ctrl));
+        int m = _mm_movemask_epi8(special);
+        if (m) {
+          j += __builtin_ctz(m);
+          break;
+        }
+        j += 16;
+      }
+      if (j >= n) return NO;
+      uint8_t c = b[j];
+      if (c == '"') return j + 1;
+      if (c < 0x20) return NO;
+      if (c != '\\') {
+        j++;
+        continue;
+      }
+      plain = false;
+      if (j + 1 >= n) return NO;
+      uint8_t e = b[j + 1];
+      if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+        j += 2;
+        continue;
+      }
+      if (e != 'u' || j + 5 >= n || !isHex(b[j + 2]) || !isHex(b[j + 3]) || !isHex(b[j + 4]) || !isHex(b[j + 5])) return NO;
+      uint8_t h = b[j + 2], h2 = b[j + 3];
+      if ((h == 'd' || h == 'D') && (h2 == '8' || h2 == '9' || (h2 >= 'a' && h2 <= 'f') || (h2 >= 'A' && h2 <= 'F'))) return NO;
+      j += 6;
+    }
+  }
+
+  // A string whose value is read: checked, and without escapes (its bytes are its value). NO otherwise.
+  size_t plainString(size_t i, Span& s) const {
+    bool plain;
+    size_t e = checkedString(i, plain);
+    if (e == NO || !plain) return NO;
+    s.start = i + 1;
+    s.end = e - 1;
+    return e;
+  }
+
+  // The end of the string at i walked by structure only (closingQuote in json.ts: an unescaped quote).
+  size_t skippedString(size_t i) const {
+    size_t j = i + 1;
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    for (;;) {
+      while (j + 16 <= n) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + j));
+        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        if (m) {
+          j += __builtin_ctz(m);
+          break;
+        }
+        j += 16;
+      }
+      if (j >= n) return NO;
+      if (b[j] == '"') return j + 1;
+      if (b[j] == '\\') j += 2;
+      else j++;
+    }
+  }
+
+  // --- scalars -------------------------------------------------------------------------------------------
+
+  // The number token at i, checked (JSON grammar and the guards above); `value` and `isFloat` set.
+  size_t number(size_t i, double& value, bool& isFloat) const {
+    size_t start = i;
+    if (at(i) == '-') i++;
+    size_t intStart = i;
+    if (at(i) == '0') {
+      i++;
+      if (i < n && isDigit(b[i])) return NO;
+    } else if (i < n && b[i] >= '1' && b[i] <= '9') {
+      while (i < n && isDigit(b[i])) i++;
+    } else {
+      return NO;
+    }
+    size_t intDigits = i - intStart;
+    isFloat = false;
+    if (at(i) == '.') {
+      isFloat = true;
+      i++;
+      size_t f = i;
+      while (i < n && isDigit(b[i])) i++;
+      if (i == f) return NO;
+    }
+    if (at(i) == 'e' || at(i) == 'E') {
+      isFloat = true;
+      i++;
+      if (at(i) == '+' || at(i) == '-') i++;
+      size_t e = i;
+      while (i < n && isDigit(b[i])) i++;
+      if (i == e || i - e >= 3) return NO;
+    }
+    if (isFloat ? intDigits >= 300 : intDigits >= 16) return NO;
+    if (!isFloat && b[start] == '-' && b[intStart] == '0') return NO;
+    if (i - start > 64) return NO;
+    auto r = std::from_chars(reinterpret_cast<const char*>(b + start), reinterpret_cast<const char*>(b + i), value);
+    if (r.ec != std::errc() || r.ptr != reinterpret_cast<const char*>(b + i)) return NO;
+    return i;
+  }
+
+  size_t literal(size_t i, Kind& kind) const {
+    if (i + 4 <= n && std::memcmp(b + i, "true", 4) == 0) return kind = K_TRUE, i + 4;
+    if (i + 4 <= n && std::memcmp(b + i, "null", 4) == 0) return kind = K_NULL, i + 4;
+    if (i + 5 <= n && std::memcmp(b + i, "false", 5) == 0) return kind = K_FALSE, i + 5;
+    return NO;
+  }
+
+  // --- any value, checked in full ------------------------------------------------------------------------
+
+  size_t value(size_t i, int depth, Kind* kindOut = nullptr, bool* empty = nullptr) const {
+    if (i >= n) return NO;
+    uint8_t c = b[i];
+    Kind kind = K_NONE;
+    size_t e;
+    if (c == '"') {
+      bool plain;
+      e = checkedString(i, plain);
+      kind = K_STRING;
+      if (empty) *empty = e == i + 2;
+    } else if (c == '{' || c == '[') {
+      if (depth >= MAX_DEPTH) return NO;
+      kind = c == '{' ? K_OBJECT : K_ARRAY;
+      e = container(i, depth + 1, empty);
+    } else if (c == '-' || isDigit(c)) {
+      double v;
+      bool isFloat;
+      e = number(i, v, isFloat);
+      kind = K_NUMBER;
+      if (empty) *empty = v == 0;
+    } else {
+      e = literal(i, kind);
+    }
+    if (kindOut) *kindOut = kind;
+    return e;
+  }
+
+  size_t container(size_t i, int depth, bool* empty) const {
+    bool object = b[i] == '{';
+    uint8_t close = object ? '}' : ']';
+    i = ws(i + 1);
+    if (empty) *empty = at(i) == close;
+    if (at(i) == close) return i + 1;
+    for (;;) {
+      if (object) {
+        bool plain;
+        if (at(i) != '"') return NO;
+        i = checkedString(i, plain);
+        if (i == NO) return NO;
+        i = ws(i);
+        if (at(i) != ':') return NO;
+        i = ws(i + 1);
+      }
+      i = value(i, depth);
+      if (i == NO) return NO;
+      i = ws(i);
+      int c = at(i);
+      if (c == ',') i = ws(i + 1);
+      else if (c == close) return i + 1;
+      else return NO;
+    }
+  }
+
+  // The end of the container at i walked by structure only (skippedContainerEnd), `depth` deep.
+  size_t skippedContainer(size_t i, int depth) const {
+    uint8_t closers[MAX_DEPTH + 2];
+    int level = 0;
+    while (i < n) {
+      uint8_t c = b[i];
+      switch (SKIP.c[c]) {
+        case SKIP_TOKEN:
+          i++;
+          continue;
+        case SKIP_QUOTE:
+          i = skippedString(i);
+          if (i == NO) return NO;
+          continue;
+        case SKIP_OPEN:
+          if (depth + level >= MAX_DEPTH) return NO;
+          closers[++level] = c + 2;
+          break;
+        case SKIP_CLOSE:
+          if (level == 0 || closers[level] != c) return NO;
+          if (--level == 0) return i + 1;
+          break;
+        default:
+          return NO;
+      }
+      i++;
+    }
+    return NO;
+  }
+
+  // --- objects whose keys are read --------------------------------------------------------------------
+
+  // Walks the object at i, calling member(keySpan, valueStart) -> valueEnd for each member. Keys must be plain.
+  template <typename F>
+  size_t members(size_t i, F member) const {
+    i = ws(i + 1);
+    if (at(i) == '}') return i + 1;
+    for (;;) {
+      Span key;
+      if (at(i) != '"') return NO;
+      i = plainString(i, key);
+      if (i == NO) return NO;
+      i = ws(i);
+      if (at(i) != ':') return NO;
+      i = member(key, ws(i + 1));
+      if (i == NO) return NO;
+      i = ws(i);
+      int c = at(i);
+      if (c == ',') i = ws(i + 1);
+      else if (c == '}') return i + 1;
+      else return NO;
+    }
+  }
+
+  // Calls element(valueStart, index) -> valueEnd for each element of the array at i.
+  template <typename F>
+  size_t elements(size_t i, F element) const {
+    i = ws(i + 1);
+    if (at(i) == ']') return i + 1;
+    for (size_t k = 0;; k++) {
+      i = element(i, k);
+      if (i == NO) return NO;
+      i = ws(i);
+      int c = at(i);
+      if (c == ',') i = ws(i + 1);
+      else if (c == ']') return i + 1;
+      else return NO;
+    }
+  }
+
+  // A key read once per object: false for a second time.
+  static bool once(uint32_t& seen, int bit) {
+    if (seen & (1u << bit)) return false;
+    seen |= 1u << bit;
+    return true;
+  }
+
+  // A string read (escapes declined), or any other value checked and left unset.
+  size_t stringOrOther(size_t i, int depth, Span& s) const {
+    if (at(i) == '"') return plainString(i, s);
+    return value(i, depth);
+  }
+
+  // validTokens: a JSON integer >= 0, else NaN (null).
+  size_t tokens(size_t i, int depth, double& v) const {
+    v = NAN;
+    int c = at(i);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      double x;
+      bool isFloat;
+      size_t e = number(i, x, isFloat);
+      if (e != NO && !isFloat && x >= 0) v = x;
+      return e;
+    }
+    return value(i, depth);
+  }
+
+  // --- the response ------------------------------------------------------------------------------------
+
+  size_t usage(size_t i, int depth) {
+    static const char* const COUNTS[9] = {"input_tokens", "prompt_tokens", "output_tokens", "completion_tokens", "cache_read_input_tokens",
+                                          "cache_creation_input_tokens", "total_tokens", "reasoning_output_tokens", "cached_input_tokens"};
+    static const char* const GROUPS[4] = {"output_tokens_details", "completion_tokens_details", "prompt_tokens_details", "input_tokens_details"};
+    static const char* const DETAILS[3] = {"reasoning_tokens", "cached_tokens", "cached_input_tokens"};
+    uint32_t seen = 0;
+    return members(i, [&](const Span& key, size_t v) -> size_t {
+      for (int k = 0; k < 9; k++) {
+        if (!equals(key, COUNTS[k])) continue;
+        if (!once(seen, k)) return NO;
+        return tokens(v, depth + 1, u[k]);
+      }
+      for (int g = 0; g < 4; g++) {
+        if (!equals(key, GROUPS[g])) continue;
+        if (!once(seen, 9 + g)) return NO;
+        if (at(v) != '{') return value(v, depth + 1);
+        if (depth + 1 >= MAX_DEPTH) return NO;
+        detailObject[g] = true;
+        uint32_t seenDetail = 0;
+        return members(v, [&](const Span& dkey, size_t dv) -> size_t {
+          for (int d = 0; d < 3; d++) {
+            if (!equals(dkey, DETAILS[d])) continue;
+            if (!once(seenDetail, d)) return NO;
+            return tokens(dv, depth + 2, detail[g][d]);
+          }
+          return value(dv, depth + 2);
+        });
+      }
+      return value(v, depth + 1);
+    });
+  }
+
+  // `output` (Responses): function calls counted; a reasoning item's summary must iterate.
+  size_t output(size_t i, int depth) {
+    outputArray = true;
+    return elements(i, [&](size_t v, size_t) -> size_t {
+      if (at(v) != '{') return value(v, depth + 1);
+      if (depth + 1 >= MAX_DEPTH) return NO;
+      Span type;
+      Kind summary = K_NONE;
+      bool summaryEmpty = true;
+      uint32_t seen = 0;
+      size_t e = members(v, [&](const Span& key, size_t w) -> size_t {
+        if (equals(key, "type")) return once(seen, 0) ? stringOrOther(w, depth + 2, type) : NO;
+        if (equals(key, "summary")) return once(seen, 1) ? value(w, depth + 2, &summary, &summaryEmpty) : NO;
+        return value(w, depth + 2);
+      });
+      if (e == NO) return NO;
+      if (type.set() && equals(type, "function_call")) outputCalls++;
+      // iterate(): a truthy number or `true` raises; declined
+      if (type.set() && equals(type, "reasoning") && (summary == K_TRUE || (summary == K_NUMBER && !summaryEmpty))) return NO;
+      return e;
+    });
+  }
+
+  // `choices` (Chat Completions): tool calls of each message counted, the first choice's finish_reason.
+  size_t choices(size_t i, int depth) {
+    choicesArray = true;
+    return elements(i, [&](size_t v, size_t k) -> size_t {
+      if (at(v) != '{') return value(v, depth + 1);
+      if (depth + 1 >= MAX_DEPTH) return NO;
+      uint32_t seen = 0;
+      return members(v, [&](const Span& key, size_t w) -> size_t {
+        if (equals(key, "finish_reason")) {
+          if (!once(seen, 0)) return NO;
+          if (k == 0) return stringOrOther(w, depth + 2, firstFinish);
+          return value(w, depth + 2);
+        }
+        if (!equals(key, "message")) return value(w, depth + 2);
+        if (!once(seen, 1)) return NO;
+        if (at(w) != '{') return value(w, depth + 2);
+        if (depth + 2 >= MAX_DEPTH) return NO;
+        uint32_t seenMessage = 0;
+        return members(w, [&](const Span& mkey, size_t x) -> size_t {
+          if (!equals(mkey, "tool_calls")) return value(x, depth + 3);
+          if (!once(seenMessage, 0)) return NO;
+          if (at(x) == '[') {
+            if (depth + 3 >= MAX_DEPTH) return NO;
+            return elements(x, [&](size_t y, size_t) -> size_t {
+              if (at(y) == '{') choicesCalls++;
+              return value(y, depth + 4);
+            });
+          }
+          // iterate(): falsy, a string or an object give no tool call; a number or `true` may raise: declined
+          Kind kind;
+          size_t e = value(x, depth + 3, &kind);
+          return kind == K_NUMBER || kind == K_TRUE ? NO : e;
+        });
+      });
+    });
+  }
+
+  // `content` (Anthropic Messages): tool_use blocks counted.
+  size_t content(size_t i, int depth) {
+    contentArray = true;
+    return elements(i, [&](size_t v, size_t) -> size_t {
+      if (at(v) != '{') return value(v, depth + 1);
+      if (depth + 1 >= MAX_DEPTH) return NO;
+      Span type;
+      uint32_t seen = 0;
+      size_t e = members(v, [&](const Span& key, size_t w) -> size_t {
+        if (equals(key, "type")) return once(seen, 0) ? stringOrOther(w, depth + 2, type) : NO;
+        return value(w, depth + 2);
+      });
+      if (e != NO && type.set() && equals(type, "tool_use")) contentCalls++;
+      return e;
+    });
+  }
+
+  size_t response(size_t i) {
+    const int depth = 1;
+    uint32_t seen = 0;
+    return members(i, [&](const Span& key, size_t v) -> size_t {
+      int c = at(v);
+      if (equals(key, "model")) {
+        if (!once(seen, 0)) return NO;
+        if (c == '"') {
+          size_t e = plainString(v, respModel);
+          respModelKind = K_STRING;
+          return e;
+        }
+        // null and false are falsy (the request's model is read); a truthy non-string gives null: declined
+        Kind kind;
+        size_t e = value(v, depth + 1, &kind);
+        respModelKind = kind;
+        return kind == K_NULL || kind == K_FALSE ? e : NO;
+      }
+      if (equals(key, "status")) return once(seen, 1) ? stringOrOther(v, depth + 1, respStatus) : NO;
+      if (equals(key, "stop_reason")) return once(seen, 2) ? stringOrOther(v, depth + 1, stopReason) : NO;
+      if (equals(key, "usage")) {
+        if (!once(seen, 3)) return NO;
+        return c == '{' ? usage(v, depth + 1) : value(v, depth + 1);
+      }
+      if (equals(key, "incomplete_details")) {
+        if (!once(seen, 4)) return NO;
+        if (c != '{') return value(v, depth + 1);
+        uint32_t seenDetails = 0;
+        return members(v, [&](const Span& dkey, size_t w) -> size_t {
+          if (!equals(dkey, "reason")) return value(w, depth + 2);
+          return once(seenDetails, 0) ? stringOrOther(w, depth + 2, incompleteReason) : NO;
+        });
+      }
+      if (equals(key, "output")) {
+        if (!once(seen, 5)) return NO;
+        return c == '[' ? output(v, depth + 1) : value(v, depth + 1);
+      }
+      if (equals(key, "choices")) {
+        if (!once(seen, 6)) return NO;
+        return c == '[' ? choices(v, depth + 1) : value(v, depth + 1);
+      }
+      if (equals(key, "content")) {
+        if (!once(seen, 7)) return NO;
+        return c == '[' ? content(v, depth + 1) : value(v, depth + 1);
+      }
+      return value(v, depth + 1);
+    });
+  }
+
+  // --- the request (shallow) ---------------------------------------------------------------------------
+
+  size_t request(size_t i) {
+    uint32_t seen = 0;
+    return members(i, [&](const Span& key, size_t v) -> size_t {
+      int c = at(v);
+      if (equals(key, "model")) {
+        if (!once(seen, 0)) return NO;
+        return stringOrOther(v, 2, reqModel);
+      }
+      if (c == '"') return skippedString(v);
+      if (c == '{' || c == '[') return skippedContainer(v, 2);
+      return value(v, 2);
+    });
+  }
+
+  // --- the exchange ------------------------------------------------------------------------------------
+
+  // pydantic's lax str: a string (read) or null; anything else raises: declined.
+  size_t laxStr(size_t i, int slot) {
+    if (at(i) == '"') {
+      Span s;
+      size_t e = plainString(i, s);
+      out[slot] = (double)s.start;
+      out[slot + 1] = (double)s.end;
+      return e;
+    }
+    Kind kind;
+    size_t e = literal(i, kind);
+    return e != NO && kind == K_NULL ? e : NO;
+  }
+
+  // pydantic's lax int (an integer token) or float (any number token), or null; anything else declined.
+  size_t laxNumber(size_t i, int slot, bool integer) {
+    int c = at(i);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      bool isFloat;
+      size_t e = number(i, out[slot], isFloat);
+      return integer && isFloat ? NO : e;
+    }
+    Kind kind;
+    size_t e = literal(i, kind);
+    return e != NO && kind == K_NULL ? e : NO;
+  }
+
+  // model_ref: null, or {"type": "responses_api_models", "name": <string>, ...}; anything else declined.
+  size_t modelRef(size_t i) {
+    if (at(i) != '{') {
+      Kind kind;
+      size_t e = literal(i, kind);
+      return e != NO && kind == K_NULL ? e : NO;
+    }
+    Span type, name;
+    uint32_t seen = 0;
+    size_t e = members(i, [&](const Span& key, size_t v) -> size_t {
+      if (equals(key, "type")) return once(seen, 0) && at(v) == '"' ? plainString(v, type) : NO;
+      if (equals(key, "name")) return once(seen, 1) && at(v) == '"' ? plainString(v, name) : NO;
+      return value(v, 2);
+    });
+    if (e == NO || !type.set() || !name.set() || !equals(type, "responses_api_models")) return NO;
+    out[REF_NAME] = (double)name.start;
+    out[REF_NAME_END] = (double)name.end;
+    return e;
+  }
+
+  size_t rawBody(size_t i) const {
+    if (at(i) == '"') {
+      bool plain;
+      return checkedString(i, plain);
+    }
+    return value(i, 1);
+  }
+
+  bool run() {
+    for (int k = 0; k < SLOTS; k++) out[k] = k < STATUS_CODE ? -1 : NAN;
+    for (double& x : u) x = NAN;
+    for (auto& g : detail) for (double& x : g) x = NAN;
+    size_t i = ws(0);
+    if (at(i) != '{') return false;
+    uint32_t seen = 0;
+    bool requestObject = false, responseObject = false;
+    i = members(i, [&](const Span& key, size_t v) -> size_t {
+      int c = at(v);
+      size_t e;
+      switch (key.end - key.start) {
+        case 7:
+          if (equals(key, "request")) {
+            if (!once(seen, 0)) return NO;
+            requestObject = c == '{';
+            e = requestObject ? request(v) : value(v, 1);
+            out[REQ_START] = (double)v;
+            out[REQ_END] = (double)e;
+            return e;
+          }
+          if (equals(key, "dialect")) return once(seen, 1) ? laxStr(v, DIALECT) : NO;
+          break;
+        case 8:
+          if (equals(key, "response")) {
+            if (!once(seen, 2)) return NO;
+            responseObject = c == '{';
+            e = responseObject ? response(v) : value(v, 1);
+            out[RESP_START] = (double)v;
+            out[RESP_END] = (double)e;
+            return e;
+          }
+          break;
+        case 9:
+          if (equals(key, "model_ref")) return once(seen, 3) ? modelRef(v) : NO;
+          break;
+        case 10:
+          if (equals(key, "started_at")) return once(seen, 4) ? laxNumber(v, STARTED_AT, false) : NO;
+          if (equals(key, "latency_ms")) return once(seen, 5) ? laxNumber(v, LATENCY_MS, false) : NO;
+          break;
+        case 11:
+          if (equals(key, "status_code")) return once(seen, 6) ? laxNumber(v, STATUS_CODE, true) : NO;
+          if (equals(key, "request_raw")) return rawBody(v);
+          break;
+        case 12:
+          if (equals(key, "completed_at")) return once(seen, 7) ? laxNumber(v, COMPLETED_AT, false) : NO;
+          if (equals(key, "response_raw")) return rawBody(v);
+          break;
+        case 13:
+          if (equals(key, "model_call_id")) return once(seen, 8) ? laxStr(v, CALL_ID) : NO;
+          break;
+        case 14:
+          if (equals(key, "error_category")) return once(seen, 9) ? laxStr(v, ERROR_CATEGORY) : NO;
+          break;
+        case 15:
+          if (equals(key, "latency_ttft_ms")) return once(seen, 10) ? laxNumber(v, TTFT_MS, false) : NO;
+          break;
+      }
+      return value(v, 1);
+    });
+    if (i == NO || ws(i) != n) return false;
+    if (!requestObject) out[REQ_START] = out[REQ_END] = -1;
+    if (!responseObject) out[RESP_START] = out[RESP_END] = -1;
+    derive(responseObject);
+    return true;
+  }
+
+  void setSpan(int slot, const Span& s) {
+    out[slot] = (double)s.start;
+    out[slot + 1] = (double)s.end;
+  }
+
+  // deriveRecord's reads of the response (record.ts), from what the walk saw.
+  void derive(bool responseObject) {
+    // model: a truthy response model, else the request's (a string, else null)
+    if (respModelKind == K_STRING && respModel.end > respModel.start) setSpan(MODEL, respModel);
+    else if (reqModel.set()) setSpan(MODEL, reqModel);
+    if (!responseObject) {
+      out[TOOL_CALLS] = 0;
+      return;
+    }
+    if (respStatus.set()) setSpan(STATUS, respStatus);
+    if (stopReason.set()) setSpan(FINISH, stopReason);
+    else if (choicesArray && firstFinish.set()) setSpan(FINISH, firstFinish);
+    else if (incompleteReason.set()) setSpan(FINISH, incompleteReason);
+    out[TOOL_CALLS] = outputArray ? outputCalls : choicesArray ? choicesCalls : contentArray ? contentCalls : 0;
+    // extractTokenStats and cacheSignal; the counts have at most 15 digits, so sums are exact doubles
+    enum { IN, PROMPT, OUT, COMPLETION, CACHE_READ, CACHE_CREATION, TOTAL, REASONING_OUT, CACHED_INPUT };
+    auto valid = [](double x) { return !std::isnan(x); };
+    double in = valid(u[IN]) ? u[IN] : u[PROMPT];
+    double outTokens = valid(u[OUT]) ? u[OUT] : u[COMPLETION];
+    double cr = u[CACHE_READ], cc = u[CACHE_CREATION];
+    if (valid(cr) || valid(cc)) {
+      double total = (valid(cr) ? cr : 0) + (valid(cc) ? cc : 0);
+      if (valid(in) || total > 0) in = (valid(in) ? in : 0) + total;
+    }
+    double total = u[TOTAL];
+    if (!valid(total) && valid(in) && valid(outTokens)) total = in + outTokens;
+    double reasoning = NAN;
+    if (detailObject[0]) reasoning = detail[0][0];
+    if (!valid(reasoning) && detailObject[1]) reasoning = detail[1][0];
+    if (!valid(reasoning)) reasoning = u[REASONING_OUT];
+    out[TOKENS_IN] = in;
+    out[TOKENS_OUT] = outTokens;
+    out[TOKENS_REASONING] = reasoning;
+    out[TOKENS_TOTAL] = total;
+    out[CACHE_CREATION_TOKENS] = cc;
+    double cached = NAN;
+    for (int g = 2; g < 4 && !valid(cached); g++) {
+      if (!detailObject[g]) continue;
+      if (valid(detail[g][1])) cached = detail[g][1];
+      else if (valid(detail[g][2])) cached = detail[g][2];
+    }
+    if (!valid(cached)) cached = valid(cr) ? cr : u[CACHED_INPUT];
+    out[CACHED_TOKENS] = cached;
+    out[CACHE_HIT] = valid(cached) ? (cached > 0 ? 1 : 0) : NAN;
+  }
+};
+
+// --- the binding ---------------------------------------------------------------------------------------
+
+struct Instance {
+  napi_ref outRef = nullptr;
+  double* out = nullptr;
+};
+
+void finalizeInstance(napi_env env, void* data, void*) {
+  auto* inst = static_cast<Instance*>(data);
+  if (inst->outRef) napi_delete_reference(env, inst->outRef);
+  delete inst;
+}
+
+napi_value throwError(napi_env env, const char* message) {
+  napi_throw_type_error(env, nullptr, message);
+  return nullptr;
+}
+
+// setOutput(Float64Array of SLOTS): where scanCapture writes. Held for the life of the module instance.
+napi_value SetOutput(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr);
+  bool isTyped = false;
+  if (argc < 1 || napi_is_typedarray(env, arg, &isTyped) != napi_ok || !isTyped) return throwError(env, "setOutput: a Float64Array");
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr);
+  if (type != napi_float64_array || length < SLOTS) return throwError(env, "setOutput: a Float64Array of at least SLOTS values");
+  Instance* inst;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&inst));
+  if (inst->outRef) napi_delete_reference(env, inst->outRef);
+  napi_create_reference(env, arg, 1, &inst->outRef);
+  inst->out = static_cast<double*>(data);
+  return nullptr;
+}
+
+// scanCapture(line: Uint8Array): true with the output filled, or false (declined).
+napi_value ScanCapture(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr);
+  Instance* inst;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&inst));
+  if (!inst->out) return throwError(env, "scanCapture: setOutput first");
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  if (argc < 1 || napi_get_typedarray_info(env, arg, &type, &length, &data, nullptr, nullptr) != napi_ok || type != napi_uint8_array) {
+    return throwError(env, "scanCapture: a Uint8Array");
+  }
+  Scan scan(static_cast<const uint8_t*>(data), length, inst->out);
+  napi_value result;
+  napi_get_boolean(env, length > 0 && scan.run(), &result);
+  return result;
+}
+
+}  // namespace
+
+NAPI_MODULE_INIT() {
+  auto* inst = new Instance();
+  napi_set_instance_data(env, inst, finalizeInstance, nullptr);
+  napi_value fn, slots;
+  napi_create_function(env, "setOutput", NAPI_AUTO_LENGTH, SetOutput, nullptr, &fn);
+  napi_set_named_property(env, exports, "setOutput", fn);
+  napi_create_function(env, "scanCapture", NAPI_AUTO_LENGTH, ScanCapture, nullptr, &fn);
+  napi_set_named_property(env, exports, "scanCapture", fn);
+  napi_create_uint32(env, SLOTS, &slots);
+  napi_set_named_property(env, exports, "slots", slots);
+  return exports;
+}
