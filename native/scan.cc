@@ -777,6 +777,35 @@ napi_value ScanCapture(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// skipContainer(bytes: Uint8Array, i: number, depth: number): the end of the container opening at i, walked by
+// structure only exactly as json.ts's skippedContainerEnd walks it, or -1.
+napi_value SkipContainer(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value args[3];
+  napi_get_cb_info(env, info, &argc, args, nullptr, nullptr);
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  int64_t i = 0;
+  int32_t depth = 0;
+  if (argc < 3 || napi_get_typedarray_info(env, args[0], &type, &length, &data, nullptr, nullptr) != napi_ok || type != napi_uint8_array ||
+      napi_get_value_int64(env, args[1], &i) != napi_ok || napi_get_value_int32(env, args[2], &depth) != napi_ok) {
+    return throwError(env, "skipContainer: (Uint8Array, index, depth)");
+  }
+  double end = -1;
+  if (i >= 0 && (size_t)i < length && depth >= 0 && depth < MAX_DEPTH) {
+    uint8_t c = static_cast<const uint8_t*>(data)[i];
+    if (c == '{' || c == '[') {
+      Scan scan(static_cast<const uint8_t*>(data), length, nullptr);
+      size_t e = scan.skippedContainer((size_t)i, depth);
+      if (e != NO) end = (double)e;
+    }
+  }
+  napi_value result;
+  napi_create_double(env, end, &result);
+  return result;
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -787,6 +816,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "setOutput", fn);
   napi_create_function(env, "scanCapture", NAPI_AUTO_LENGTH, ScanCapture, nullptr, &fn);
   napi_set_named_property(env, exports, "scanCapture", fn);
+  napi_create_function(env, "skipContainer", NAPI_AUTO_LENGTH, SkipContainer, nullptr, &fn);
+  napi_set_named_property(env, exports, "skipContainer", fn);
   napi_create_uint32(env, SLOTS, &slots);
   napi_set_named_property(env, exports, "slots", slots);
   return exports;

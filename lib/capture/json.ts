@@ -10,6 +10,7 @@
 // Objects are plain objects created without prototype pollution (`__proto__` is an own key). When an object
 // holds array-index-like keys (which JS would enumerate first), its insertion order is kept under KEY_ORDER.
 import { isUtf8 } from 'node:buffer';
+import { nativeAddon } from '../util/native-addon';
 
 export class JsonFloat {
   constructor(readonly value: number) {}
@@ -1050,8 +1051,17 @@ function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): 
   return -1;
 }
 
-/** The end of the container at `i` walked structurally (as Parser.skipValue does), or -1. */
+/**
+ * The end of the container at `i` walked structurally (as Parser.skipValue does), or -1: by the native addon when
+ * it is built (the same walk in C++, held equal by tests/unit/capture/skip-native.property.test.ts), else below.
+ */
 function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
+  const native = nativeAddon();
+  return native ? native.skipContainer(b, i, depth) : skippedContainerEndJs(b, i, depth);
+}
+
+/** skippedContainerEnd in JavaScript. Exported for the equivalence tests. */
+export function skippedContainerEndJs(b: Buffer, i: number, depth: number): number {
   const n = b.length;
   let level = 0;
   while (i < n) {

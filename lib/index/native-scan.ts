@@ -4,16 +4,8 @@
 // stays the reference (tests/unit/index/scan-fast.property.test.ts holds the two equal). Without the addon
 // (not built, or CALLSCOPE_NATIVE_SCAN=0), `nativeCallValues` always declines.
 import { isUtf8 } from 'node:buffer';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stripAscii } from '../capture/bytes';
-
-interface Addon {
-  setOutput(out: Float64Array): void;
-  scanCapture(line: Uint8Array): boolean;
-  slots: number;
-}
+import { nativeAddon, nativeAddonStatus, setNativeAddon, type NativeAddon } from '../util/native-addon';
 
 // The output slots of scan.cc (enum Slot).
 const S = {
@@ -23,57 +15,28 @@ const S = {
   CACHED_TOKENS: 25, CACHE_CREATION_TOKENS: 26, CACHE_HIT: 27, LATENCY_MS: 28, TTFT_MS: 29, TOOL_CALLS: 30, SLOTS: 31,
 } as const;
 
-const ADDON_PATH = path.join('native', 'build', 'Release', 'callscope_scan.node');
+let out: Float64Array | null = null;
+let outFor: NativeAddon | null = null;
 
-/** The built addon, found by walking up from this module (also from inside Next's or esbuild's bundles). */
-export function nativeAddonPath(): string | null {
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    const file = path.join(dir, ADDON_PATH);
-    if (existsSync(file)) return file;
-    if (path.dirname(dir) === dir) return null;
-  }
+/** The addon with its output set, or null. */
+function scanner(): NativeAddon | null {
+  const a = nativeAddon();
+  if (!a || a === outFor) return a;
+  if (a.slots !== S.SLOTS) return null; // a stale build: scripts/build-native.mjs rebuilds it
+  out = new Float64Array(S.SLOTS);
+  a.setOutput(out);
+  outFor = a;
+  return a;
 }
-
-let addon: Addon | null | undefined;
-let out: Float64Array;
-let loadError: string | null = null;
-
-function load(): Addon | null {
-  if (addon !== undefined) return addon;
-  addon = null;
-  if (process.env.CALLSCOPE_NATIVE_SCAN === '0') {
-    loadError = 'disabled by CALLSCOPE_NATIVE_SCAN=0';
-    return null;
-  }
-  const file = nativeAddonPath();
-  if (!file) {
-    loadError = `${ADDON_PATH} is not built (npm install builds it; see scripts/build-native.mjs)`;
-    return null;
-  }
-  try {
-    const mod = { exports: {} as Addon };
-    // process.dlopen rather than require: bundlers leave it alone, and the path is found at run time.
-    process.dlopen(mod, file);
-    if (mod.exports.slots !== S.SLOTS) throw new Error(`slot count ${mod.exports.slots}, expected ${S.SLOTS}`);
-    out = new Float64Array(S.SLOTS);
-    mod.exports.setOutput(out);
-    addon = mod.exports;
-  } catch (err) {
-    loadError = `${file}: ${(err as Error).message}`;
-  }
-  return addon;
-}
-
-let off = false;
 
 /** Turns the native scan off (every line to the JavaScript scan) or back on; for tests that compare the two. */
-export function setNativeScan(on: boolean): void {
-  off = !on;
-}
+export const setNativeScan = setNativeAddon;
 
 /** Whether the native scan is in use, and why not. */
 export function nativeScanStatus(): { loaded: boolean; error: string | null } {
-  return { loaded: load() !== null, error: loadError };
+  const status = nativeAddonStatus();
+  if (status.loaded && !scanner()) return { loaded: false, error: 'native/build is stale: run npm run build:native' };
+  return status;
 }
 
 /**
@@ -81,12 +44,12 @@ export function nativeScanStatus(): { loaded: boolean; error: string | null } {
  * or null when the native scan is not in use or declines the line (then scan.ts decides, blank lines included).
  */
 export function nativeCallValues(line: Buffer, lineOffset: number, callIndex: number): unknown[] | null {
-  const a = addon === undefined ? load() : addon;
-  if (!a || off) return null;
+  const a = scanner();
+  if (!a) return null;
   const stripped = stripAscii(line);
   if (stripped.length === 0 || !isUtf8(stripped) || !a.scanCapture(stripped)) return null;
   const shift = stripped.byteOffset - line.byteOffset;
-  const o = out;
+  const o = out!;
   const b = stripped as SliceBuffer;
   const hasRequest = o[S.REQ_START] >= 0;
   const hasResponse = o[S.RESP_START] >= 0;

@@ -1,0 +1,70 @@
+// The native addon (native/scan.cc), built by `npm install` (scripts/build-native.mjs), loaded once per thread.
+// Its functions are fast paths of JavaScript ones that stay the reference: without the addon (not built, or
+// CALLSCOPE_NATIVE_SCAN=0) every caller runs the JavaScript path.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface NativeAddon {
+  /** Where scanCapture writes (a Float64Array of `slots` values), held for the life of the thread. */
+  setOutput(out: Float64Array): void;
+  /** One stripped, valid-UTF-8 capture line: true with the output filled, false when declined. */
+  scanCapture(line: Uint8Array): boolean;
+  /** skippedContainerEnd (lib/capture/json.ts) of the container opening at `i`: its end, or -1. */
+  skipContainer(bytes: Uint8Array, i: number, depth: number): number;
+  slots: number;
+}
+
+const ADDON_PATH = path.join('native', 'build', 'Release', 'callscope_scan.node');
+
+/** The built addon, found by walking up from this module (also from inside Next's or esbuild's bundles). */
+export function nativeAddonPath(): string | null {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, ADDON_PATH);
+    if (existsSync(file)) return file;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+let addon: NativeAddon | null | undefined;
+let loadError: string | null = null;
+let off = false;
+
+function load(): NativeAddon | null {
+  addon = null;
+  if (process.env.CALLSCOPE_NATIVE_SCAN === '0') {
+    loadError = 'disabled by CALLSCOPE_NATIVE_SCAN=0';
+    return null;
+  }
+  const file = nativeAddonPath();
+  if (!file) {
+    loadError = `${ADDON_PATH} is not built (npm install builds it; see scripts/build-native.mjs)`;
+    return null;
+  }
+  try {
+    const mod = { exports: {} as NativeAddon };
+    // process.dlopen rather than require: bundlers leave it alone, and the path is found at run time.
+    process.dlopen(mod, file);
+    addon = mod.exports;
+  } catch (err) {
+    loadError = `${file}: ${(err as Error).message}`;
+  }
+  return addon;
+}
+
+/** The addon, or null when it is not in use in this thread. */
+export function nativeAddon(): NativeAddon | null {
+  const a = addon === undefined ? load() : addon;
+  return off ? null : a;
+}
+
+/** Turns the addon off (every caller to its JavaScript path) or back on; for tests that compare the two. */
+export function setNativeAddon(on: boolean): void {
+  off = !on;
+}
+
+/** Whether the addon is in use, and why not. */
+export function nativeAddonStatus(): { loaded: boolean; error: string | null } {
+  const a = addon === undefined ? load() : addon;
+  return { loaded: a !== null && !off, error: a ? null : loadError };
+}
