@@ -22,6 +22,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -719,11 +721,369 @@ struct Scan {
   }
 };
 
+// --- the rollouts-file shallow scan (json.ts scanShallowFast, ported line for line) ----------------------------
+//
+// The text JSON.parse reads for a rollout line, written into `dst`: the line as it is, except the values of its
+// shallow objects, which keep only their listed members (the others walked, their scalars checked). Every
+// decision (what is kept, skipped, counted or declined) is json.ts's own; the JavaScript port there stays the
+// reference, and tests/unit/index/rollout-fast.property.test.ts holds the two equal.
+
+struct ShallowConfig {
+  struct Entry {
+    std::string key;
+    std::vector<std::string> keep;
+  };
+  std::vector<Entry> entries;
+  std::string countParent, countKey;  // empty: nothing counted
+};
+
+struct Shallow {
+  const uint8_t* b;
+  size_t n;
+  uint8_t* dst;
+  size_t len = 0;
+  uint8_t closers[MAX_DEPTH + 2];
+  bool keptIntegralFloat = false;
+  size_t keyEnd = 0;        // memberValue: the closing quote of the key
+  bool objectClosed = false;  // nextMember
+  double counted = -1;      // -1: null
+  double shallowCounted = -1;
+  size_t countedObjects = 0;
+
+  Shallow(const uint8_t* bytes, size_t length, uint8_t* out) : b(bytes), n(length), dst(out) {}
+
+  int at(size_t i) const { return i < n ? b[i] : -1; }
+  size_t ws(size_t i) const {
+    while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) i++;
+    return i;
+  }
+  void emit(size_t from, size_t to) {
+    std::memcpy(dst + len, b + from, to - from);
+    len += to - from;
+  }
+  void emit(char c) { dst[len++] = (uint8_t)c; }
+  bool keyIs(size_t start, size_t end, const std::string& word) const {
+    return end - start == word.size() && std::memcmp(b + start, word.data(), word.size()) == 0;
+  }
+
+  // closingQuote: the unescaped quote closing a string whose content starts at j, or NO
+  size_t closingQuote(size_t j) const {
+    Scan walker(b, n, nullptr);
+    size_t e = walker.skippedString(j - 1);
+    return e == NO ? NO : e - 1;
+  }
+
+  static bool scalarEnd(int c) { return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+  // keptValueEnd(b, i, depth, noteFloats)
+  size_t keptValueEnd(size_t i, int depth, bool noteFloats) {
+    int level = 0;
+    int usageLevel = 0;
+    bool usageNext = false;
+    while (i < n) {
+      uint8_t c = b[i];
+      if (c == '"') {
+        int first = at(i + 1);
+        size_t j = closingQuote(i + 1);
+        if (j == NO) return NO;
+        size_t start = i + 1;
+        i = j + 1;
+        usageNext = false;
+        if (first >= '0' && first <= '9') {
+          if (at(ws(i)) == ':') return NO;
+        } else if (j - start == 5 && std::memcmp(b + start, "usage", 5) == 0 && at(ws(i)) == ':') {
+          usageNext = true;
+        }
+        if (level == 0) return i;
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        if (depth + level >= MAX_DEPTH) return NO;
+        closers[++level] = c + 2;
+        if (usageNext && usageLevel == 0) usageLevel = level;
+        usageNext = false;
+        i++;
+        continue;
+      }
+      if (c == '}' || c == ']') {
+        if (level == 0 || closers[level] != c) return NO;
+        if (level == usageLevel) usageLevel = 0;
+        level--;
+        i++;
+        if (level == 0) return i;
+        continue;
+      }
+      if (c == '-' || isDigit(c)) {
+        size_t start = i;
+        if (c == '-') i++;
+        size_t intStart = i;
+        while (i < n && isDigit(b[i])) i++;
+        size_t intDigits = i - intStart;
+        bool isFloat = false;
+        if (at(i) == '.') {
+          isFloat = true;
+          i++;
+          while (i < n && isDigit(b[i])) i++;
+        }
+        if (at(i) == 'e' || at(i) == 'E') {
+          isFloat = true;
+          i++;
+          if (at(i) == '+' || at(i) == '-') i++;
+          size_t expStart = i;
+          while (i < n && isDigit(b[i])) i++;
+          if (i - expStart >= 3) return NO;
+        }
+        if (isFloat && intDigits >= 300) return NO;
+        if (isFloat) {
+          if (usageLevel > 0 || usageNext) {
+            if (integralOrInfinite(start, i)) return NO;
+          } else if (noteFloats && !keptIntegralFloat) {
+            if (integralOrInfinite(start, i)) keptIntegralFloat = true;
+          }
+        } else if (intDigits >= 16 || intDigits == 0 || (c == '-' && b[intStart] == '0')) {
+          return NO;
+        }
+        usageNext = false;
+        if (level == 0) return i;
+        continue;
+      }
+      if (c == 't' || c == 'f' || c == 'n') {
+        while (i < n && !scalarEnd(b[i])) i++;
+        usageNext = false;
+        if (level == 0) return i;
+        continue;
+      }
+      if (level == 0) return NO;
+      if (c == ',' || c == ':' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+        i++;
+        continue;
+      }
+      return NO;
+    }
+    return NO;
+  }
+
+  // Number(token) is integral or not finite. A token JavaScript reads as NaN (a malformed one) is neither:
+  // JSON.parse then refuses the text, as it refuses it in json.ts.
+  bool integralOrInfinite(size_t start, size_t end) const {
+    double v;
+    auto r = std::from_chars(reinterpret_cast<const char*>(b + start), reinterpret_cast<const char*>(b + end), v);
+    if (r.ec == std::errc::result_out_of_range) {
+      // overflow (Infinity) or underflow (0, integral): either way true
+      return true;
+    }
+    if (r.ec != std::errc() || r.ptr != reinterpret_cast<const char*>(b + end)) return false;
+    return !std::isfinite(v) || v == std::trunc(v);
+  }
+
+  size_t skipped(size_t i, int depth) const {
+    Scan walker(b, n, nullptr);
+    return walker.skippedContainer(i, depth);
+  }
+
+  // countedArrayEnd(b, i, depth)
+  size_t countedArrayEnd(size_t i, int depth) {
+    if (depth >= MAX_DEPTH) return NO;
+    size_t objects = 0;
+    i = ws(i + 1);
+    if (at(i) == ']') {
+      countedObjects = 0;
+      return i + 1;
+    }
+    for (;;) {
+      int c = at(i);
+      if (c == '"') {
+        size_t q = closingQuote(i + 1);
+        if (q == NO) return NO;
+        i = q + 1;
+      } else if (c == '{' || c == '[') {
+        if (c == '{') objects++;
+        i = skipped(i, depth + 1);
+        if (i == NO) return NO;
+      } else {
+        return NO;
+      }
+      i = ws(i);
+      if (at(i) == ']') {
+        countedObjects = objects;
+        return i + 1;
+      }
+      if (at(i) != ',') return NO;
+      i = ws(i + 1);
+    }
+  }
+
+  // memberValue(b, i, noIndexKey): the value's start past the colon, keyEnd set; NO to decline
+  size_t memberValue(size_t i, bool noIndexKey) {
+    if (at(i) != '"') return NO;
+    size_t j = i + 1;
+    for (; j < n; j++) {
+      uint8_t c = b[j];
+      if (c == '"') break;
+      if (c == '\\' || c < 0x20) return NO;
+    }
+    if (j >= n) return NO;
+    if (noIndexKey && isDigit(b[i + 1]) && i + 1 < j) return NO;
+    size_t colon = ws(j + 1);
+    if (at(colon) != ':') return NO;
+    keyEnd = j;
+    return ws(colon + 1);
+  }
+
+  size_t nextMember(size_t i) {
+    i = ws(i);
+    int c = at(i);
+    objectClosed = c == '}';
+    if (c == ',') return ws(i + 1);
+    return objectClosed ? i + 1 : NO;
+  }
+
+  // A skipped scalar: valid as JSON.parse reads one (the JSON grammar, any length; true, false, null).
+  bool validScalar(size_t start, size_t end) const {
+    size_t len = end - start;
+    if ((len == 4 && (std::memcmp(b + start, "true", 4) == 0 || std::memcmp(b + start, "null", 4) == 0)) ||
+        (len == 5 && std::memcmp(b + start, "false", 5) == 0)) {
+      return true;
+    }
+    size_t i = start;
+    if (i < end && b[i] == '-') i++;
+    if (i >= end) return false;
+    if (b[i] == '0') i++;
+    else if (b[i] >= '1' && b[i] <= '9') while (i < end && isDigit(b[i])) i++;
+    else return false;
+    if (i < end && b[i] == '.') {
+      size_t f = ++i;
+      while (i < end && isDigit(b[i])) i++;
+      if (i == f) return false;
+    }
+    if (i < end && (b[i] == 'e' || b[i] == 'E')) {
+      i++;
+      if (i < end && (b[i] == '+' || b[i] == '-')) i++;
+      size_t e = i;
+      while (i < end && isDigit(b[i])) i++;
+      if (i == e) return false;
+    }
+    return i == end;
+  }
+
+  // reducedShallow(b, i, keep, counting, isCapture, out, scalars)
+  size_t reducedShallow(size_t i, const ShallowConfig::Entry& entry, bool counting, const std::string& countKey, bool isCapture) {
+    i = ws(i + 1);
+    emit('{');
+    if (at(i) == '}') {
+      emit('}');
+      return i + 1;
+    }
+    bool first = true;
+    for (;;) {
+      size_t keyStart = i;
+      i = memberValue(i, false);
+      if (i == NO) return NO;
+      size_t ks = keyStart + 1, ke = keyEnd;
+      int c = at(i);
+      size_t end;
+      bool kept = false;
+      for (const auto& k : entry.keep) {
+        if (keyIs(ks, ke, k)) {
+          kept = true;
+          break;
+        }
+      }
+      bool isCounting = counting && keyIs(ks, ke, countKey);
+      if (kept) {
+        keptIntegralFloat = false;
+        end = keptValueEnd(i, 2, isCapture || keyIs(ks, ke, "usage"));
+        if (end == NO) return NO;
+        if (keptIntegralFloat && !keyIs(ks, ke, "metrics")) return NO;
+        if (!first) emit(',');
+        emit(keyStart, end);
+        first = false;
+      } else if (c == '"') {
+        size_t q = closingQuote(i + 1);
+        if (q == NO) return NO;
+        end = q + 1;
+        if (isCounting) shallowCounted = 0;
+      } else if (isCounting && c == '[') {
+        end = countedArrayEnd(i, 2);
+        if (end == NO) return NO;
+        shallowCounted = (double)countedObjects;
+      } else if (c == '{' || c == '[') {
+        end = skipped(i, 2);
+        if (end == NO) return NO;
+        if (isCounting) shallowCounted = 0;
+      } else {
+        end = i;
+        while (end < n && !scalarEnd(b[end])) end++;
+        if (end == i) return NO;
+        if (!validScalar(i, end)) return NO;
+        if (isCounting) shallowCounted = 0;
+      }
+      i = nextMember(end);
+      if (i == NO) return NO;
+      if (objectClosed) {
+        emit('}');
+        return i;
+      }
+    }
+  }
+
+  // scanShallowFast(b, shallow, count): the reduced text's length in dst, or NO to decline
+  size_t run(const ShallowConfig& config) {
+    static const std::string CAPTURE_KEY = "ng_model_call_capture";
+    size_t i = ws(0);
+    if (at(i) != '{') return NO;
+    i = ws(i + 1);
+    if (at(i) == '}') return NO;
+    size_t copied = 0;
+    bool sawCapture = false;
+    for (;;) {
+      size_t keyStart = i;
+      i = memberValue(i, true);
+      if (i == NO) return NO;
+      size_t ks = keyStart + 1, ke = keyEnd;
+      size_t start = i;
+      bool isCapture = keyIs(ks, ke, CAPTURE_KEY);
+      if (isCapture) {
+        if (sawCapture) return NO;
+        sawCapture = true;
+      }
+      const ShallowConfig::Entry* entry = nullptr;
+      for (const auto& e : config.entries) {
+        if (keyIs(ks, ke, e.key)) {
+          entry = &e;
+          break;
+        }
+      }
+      if (entry && at(i) == '{') {
+        if (start > copied) emit(copied, start);
+        bool counting = !config.countParent.empty() && keyIs(ks, ke, config.countParent);
+        shallowCounted = -1;
+        i = reducedShallow(i, *entry, counting, config.countKey, isCapture);
+        if (i == NO) return NO;
+        if (counting) counted = shallowCounted;
+        copied = i;
+      } else {
+        keptIntegralFloat = false;
+        i = keptValueEnd(i, 1, true);
+        if (i == NO) return NO;
+        if (keptIntegralFloat && (isCapture || (ke - ks >= 4 && std::memcmp(b + ks, "_ng_", 4) == 0))) return NO;
+      }
+      i = nextMember(i);
+      if (i == NO) return NO;
+      if (objectClosed) break;
+    }
+    if (ws(i) != n) return NO;
+    if (copied < n) emit(copied, n);
+    return len;
+  }
+};
+
 // --- the binding ---------------------------------------------------------------------------------------
 
 struct Instance {
   napi_ref outRef = nullptr;
   double* out = nullptr;
+  std::vector<ShallowConfig> shallow;
 };
 
 void finalizeInstance(napi_env env, void* data, void*) {
@@ -806,6 +1166,84 @@ napi_value SkipContainer(napi_env env, napi_callback_info info) {
   return result;
 }
 
+
+// shallowConfig(spec: string): an id for scanShallow. The spec: "count parent.key" on its first line (or an empty
+// line), then one line per shallow key: the key, a tab, its kept keys joined by commas.
+napi_value ShallowConfigure(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  napi_get_cb_info(env, info, &argc, &arg, nullptr, nullptr);
+  size_t len;
+  if (argc < 1 || napi_get_value_string_utf8(env, arg, nullptr, 0, &len) != napi_ok) return throwError(env, "shallowConfig: a spec string");
+  std::string spec(len, '\0');
+  napi_get_value_string_utf8(env, arg, &spec[0], len + 1, &len);
+  ShallowConfig config;
+  size_t pos = 0;
+  bool firstLine = true;
+  while (pos <= spec.size()) {
+    size_t nl = spec.find('\n', pos);
+    if (nl == std::string::npos) nl = spec.size();
+    std::string line = spec.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (firstLine) {
+      firstLine = false;
+      size_t dot = line.find('.');
+      if (dot != std::string::npos && dot > 0) {
+        config.countParent = line.substr(0, dot);
+        config.countKey = line.substr(dot + 1);
+      }
+      continue;
+    }
+    if (line.empty()) continue;
+    size_t tab = line.find('\t');
+    ShallowConfig::Entry entry;
+    entry.key = line.substr(0, tab);
+    if (tab != std::string::npos) {
+      std::string rest = line.substr(tab + 1);
+      size_t p = 0;
+      while (p < rest.size()) {
+        size_t comma = rest.find(',', p);
+        if (comma == std::string::npos) comma = rest.size();
+        if (comma > p) entry.keep.push_back(rest.substr(p, comma - p));
+        p = comma + 1;
+      }
+    }
+    config.entries.push_back(entry);
+  }
+  Instance* inst;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&inst));
+  inst->shallow.push_back(config);
+  napi_value id;
+  napi_create_uint32(env, (uint32_t)(inst->shallow.size() - 1), &id);
+  return id;
+}
+
+// scanShallow(line: Uint8Array, config: number, dst: Uint8Array (at least the line's length), meta: Float64Array(1)):
+// the reduced text's length in dst with meta[0] the counted objects (-1: null), or -1 to decline.
+napi_value ScanShallow(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value args[4];
+  napi_get_cb_info(env, info, &argc, args, nullptr, nullptr);
+  napi_typedarray_type t0, t2, t3;
+  size_t n, dstLen, metaLen;
+  void *data, *dst, *meta;
+  uint32_t id;
+  Instance* inst;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&inst));
+  if (argc < 4 || napi_get_typedarray_info(env, args[0], &t0, &n, &data, nullptr, nullptr) != napi_ok || t0 != napi_uint8_array ||
+      napi_get_value_uint32(env, args[1], &id) != napi_ok || id >= inst->shallow.size() ||
+      napi_get_typedarray_info(env, args[2], &t2, &dstLen, &dst, nullptr, nullptr) != napi_ok || t2 != napi_uint8_array || dstLen < n ||
+      napi_get_typedarray_info(env, args[3], &t3, &metaLen, &meta, nullptr, nullptr) != napi_ok || t3 != napi_float64_array || metaLen < 1) {
+    return throwError(env, "scanShallow: (Uint8Array, config id, Uint8Array as long as the line, Float64Array)");
+  }
+  Shallow scan(static_cast<const uint8_t*>(data), n, static_cast<uint8_t*>(dst));
+  size_t len = scan.run(inst->shallow[id]);
+  static_cast<double*>(meta)[0] = scan.counted;
+  napi_value result;
+  napi_create_double(env, len == NO ? -1 : (double)len, &result);
+  return result;
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -818,6 +1256,10 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "scanCapture", fn);
   napi_create_function(env, "skipContainer", NAPI_AUTO_LENGTH, SkipContainer, nullptr, &fn);
   napi_set_named_property(env, exports, "skipContainer", fn);
+  napi_create_function(env, "shallowConfig", NAPI_AUTO_LENGTH, ShallowConfigure, nullptr, &fn);
+  napi_set_named_property(env, exports, "shallowConfig", fn);
+  napi_create_function(env, "scanShallow", NAPI_AUTO_LENGTH, ScanShallow, nullptr, &fn);
+  napi_set_named_property(env, exports, "scanShallow", fn);
   napi_create_uint32(env, SLOTS, &slots);
   napi_set_named_property(env, exports, "slots", slots);
   return exports;

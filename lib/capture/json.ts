@@ -1336,6 +1336,41 @@ export interface FastShallowScan {
 const CAPTURE_KEY = 'ng_model_call_capture';
 
 export function scanShallowFast(b: Buffer, shallow: Record<string, readonly string[]>, count: string | null): FastShallowScan | null {
+  const answer = scanShallowFastNative(b, shallow, count);
+  return answer ?? scanShallowFastJs(b, shallow, count);
+}
+
+// The native port of scanShallowFastJs (native/scan.cc, struct Shallow): the same reduced text, written into a
+// buffer of this thread's, then the same JSON.parse. Where it declines, the JavaScript walk decides.
+const shallowIds = new WeakMap<object, Map<string | null, number>>();
+let shallowText = Buffer.alloc(0);
+const shallowMeta = new Float64Array(1);
+
+/** The native scan's answer; null when it declines, undefined without the addon. Exported for the equivalence tests. */
+export function scanShallowFastNative(b: Buffer, shallow: Record<string, readonly string[]>, count: string | null): FastShallowScan | null | undefined {
+  const native = nativeAddon();
+  if (!native) return undefined;
+  let ids = shallowIds.get(shallow);
+  if (!ids) shallowIds.set(shallow, (ids = new Map()));
+  let id = ids.get(count);
+  if (id === undefined) {
+    const spec = [count ?? '', ...Object.entries(shallow).map(([k, keep]) => `${k}\t${keep.join(',')}`)].join('\n');
+    ids.set(count, (id = native.shallowConfig(spec)));
+  }
+  if (shallowText.length < b.length) shallowText = Buffer.allocUnsafe(Math.max(b.length, 2 * shallowText.length, 1 << 16));
+  const len = native.scanShallow(b, id, shallowText, shallowMeta);
+  if (len < 0) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse((shallowText as SliceBuffer).utf8Slice(0, len));
+  } catch {
+    return null;
+  }
+  return { value: value as JsonObject, counted: shallowMeta[0] < 0 ? null : shallowMeta[0] };
+}
+
+/** scanShallowFast in JavaScript. Exported for the equivalence tests. */
+export function scanShallowFastJs(b: Buffer, shallow: Record<string, readonly string[]>, count: string | null): FastShallowScan | null {
   const n = b.length;
   let i = firstMember(b);
   if (i < 0) return null;

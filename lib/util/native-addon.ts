@@ -12,6 +12,10 @@ export interface NativeAddon {
   scanCapture(line: Uint8Array): boolean;
   /** skippedContainerEnd (lib/capture/json.ts) of the container opening at `i`: its end, or -1. */
   skipContainer(bytes: Uint8Array, i: number, depth: number): number;
+  /** An id for scanShallow: the count key ("parent.key" or "") on the first line, then one `key\tkept,keys` per line. */
+  shallowConfig(spec: string): number;
+  /** scanShallowFast's reduced text into `dst` (at least the line's length): its length (meta[0]: counted, -1 null), or -1. */
+  scanShallow(line: Uint8Array, config: number, dst: Uint8Array, meta: Float64Array): number;
   slots: number;
 }
 

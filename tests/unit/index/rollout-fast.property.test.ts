@@ -1,4 +1,4 @@
-// The index's fast rollout-line scan (native JSON.parse of the kept parts, scanShallowFast) against the
+// The index's fast rollout-line scan (native JSON.parse of the kept parts, scanShallowFast, and its native port) against the
 // lossless one (scanStrict in python mode): on every line, real, generated or damaged, what the index stores of
 // the line must be identical, in both modes (with a capture dir the attached calls are only counted). Also
 // checks that the fast path does answer for ordinary lines, and the attachment's rollout_id naming the rollout.
@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scanShallowFast } from '../../../lib/capture/json';
+import { isUtf8 } from 'node:buffer';
+import { scanShallowFast, scanShallowFastJs, scanShallowFastNative } from '../../../lib/capture/json';
 import { readRolloutLine } from '../../../lib/index/rollout-line';
 import { storedRolloutLine } from '../../../lib/index/rollouts-read';
 import { useDemo } from '../../support/demo';
@@ -25,6 +26,15 @@ let fastAnswered = 0;
 const SHALLOW_PROBE = { responses_create_params: ['metadata'], response: ['id', 'model', 'status', 'usage'], ng_model_call_capture: ['metrics', 'gaps', 'rollout_id'] };
 function check(bytes: Buffer): void {
   if (scanShallowFast(bytes, SHALLOW_PROBE, 'ng_model_call_capture.calls')) fastAnswered++;
+  // The native port (native/scan.cc) answers and declines exactly where the JavaScript walk does (UTF-8 lines:
+  // the callers check that first).
+  if (isUtf8(bytes)) {
+    for (const count of ['ng_model_call_capture.calls', null]) {
+      const native = scanShallowFastNative(bytes, SHALLOW_PROBE, count);
+      expect(native, 'the native addon is built (npm install)').not.toBeUndefined();
+      expect(native, bytes.toString('utf8').slice(0, 400)).toEqual(scanShallowFastJs(bytes, SHALLOW_PROBE, count));
+    }
+  }
   for (const countCalls of [true, false]) expect(stored(bytes, countCalls, false)).toEqual(stored(bytes, countCalls, true));
 }
 
