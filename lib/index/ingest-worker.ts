@@ -14,6 +14,8 @@ port.on('message', (msg: { id: number; job: WorkerJob }) => {
     port.postMessage({ id: msg.id, error: String((err as Error)?.stack ?? err) });
     return;
   }
-  port.postMessage({ id: msg.id, result });
+  // The packed calls' buffers are moved, not copied (the bulk of a capture job's message).
+  const transfer = result.kind === 'capture' && result.calls ? [result.calls.numbers.buffer, result.calls.nulls.buffer] : [];
+  port.postMessage({ id: msg.id, result }, transfer as ArrayBuffer[]);
 });
 port.postMessage({ ready: true });
