@@ -580,6 +580,7 @@ async function childLive(p: ChildParams) {
 async function childBreakdown(p: ChildParams) {
   const { readLinesSync } = await import('../lib/index/line-reader');
   const { scanExchangeLine } = await import('../lib/index/scan');
+  const { nativeCallValues, nativeScanStatus } = await import('../lib/index/native-scan');
   const { readRolloutLine } = await import('../lib/index/rollout-line');
   const { openSync, fstatSync, closeSync } = await import('node:fs');
   const files = await corpusFiles(p.sample!);
@@ -616,7 +617,7 @@ async function childBreakdown(p: ChildParams) {
   });
   const scanners = await pass((b, capture, lineNo) => {
     const t = now();
-    if (capture) scanExchangeLine(b, 0);
+    if (capture) nativeCallValues(b, 0, 0) ?? scanExchangeLine(b, 0); // as readCaptureFile scans
     else readRolloutLine(b, lineNo, 0, true); // the sample has its capture dir: calls counted, as ingest does
     split[capture ? 'capture' : 'rollouts'] += now() - t;
   });
@@ -663,6 +664,7 @@ async function childBreakdown(p: ChildParams) {
   const sqlMs = statements.reduce((a, x) => a + x.ms, 0) + prepareMs;
   return {
     files: files.length,
+    native_scan: nativeScanStatus(),
     reader,
     json_parse: jsonParse,
     scanners: { ...scanners, capture_scan_ms: round(split.capture), rollouts_scan_ms: round(split.rollouts) },
