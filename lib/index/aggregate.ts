@@ -47,6 +47,10 @@ export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCa
   return aggregateRow(callTotals(calls), r, hasCaptureDir);
 }
 
+const SET = `num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?, latency_sum = ?,
+  latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?, error_categories = ?, started_at = ?,
+  completed_at = ?, mismatch = ?`;
+
 export class RolloutAggregator {
   private readonly stmt;
 
@@ -57,19 +61,24 @@ export class RolloutAggregator {
           started_at, completed_at FROM calls WHERE rollout_pk = ? ORDER BY call_index`,
       ),
       state: db.prepare('SELECT rollout_id, capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
-      update: db.prepare(
-        `UPDATE rollouts SET num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?,
-          latency_sum = ?, latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?,
-          error_categories = ?, started_at = ?, completed_at = ?, mismatch = ? WHERE pk = ?`,
-      ),
+      update: db.prepare(`UPDATE rollouts SET ${SET} WHERE pk = ?`),
+      updateWithCapture: db.prepare(`UPDATE rollouts SET ${SET}, capture_file = ?, unreadable = ?, marker = ? WHERE pk = ?`),
     };
   }
 
-  /** Recomputes one rollout's aggregates; `totals` are of its calls when the caller already holds all of them. */
-  recompute(pk: number, hasCaptureDir: boolean, totals?: CallTotals): void {
+  /**
+   * Recomputes one rollout's aggregates; `totals` are of its calls when the caller already holds all of them.
+   * `capture`: its new capture state, stored with them (the aggregates' gaps are computed from it).
+   */
+  recompute(pk: number, hasCaptureDir: boolean, totals?: CallTotals, capture?: Pick<RolloutCaptureState, 'capture_file' | 'unreadable' | 'marker'>): void {
     const state = this.stmt.state.get(pk) as RolloutCaptureState | undefined;
     if (!state) return;
     const t = totals ?? callTotals(this.stmt.calls.all(pk) as CallAgg[]);
-    this.stmt.update.run(...aggregateRow(t, state, hasCaptureDir), pk);
+    if (!capture) {
+      this.stmt.update.run(...aggregateRow(t, state, hasCaptureDir), pk);
+      return;
+    }
+    Object.assign(state, capture);
+    this.stmt.updateWithCapture.run(...aggregateRow(t, state, hasCaptureDir), capture.capture_file, capture.unreadable, capture.marker, pk);
   }
 }

@@ -87,6 +87,10 @@ export class Ingestor {
       filesOfRun: db.prepare("SELECT * FROM files WHERE run_no = ? AND kind = 'capture'"),
       filesOfRunPage: db.prepare("SELECT * FROM files WHERE run_no = ? AND kind = 'capture' AND id > ? ORDER BY id LIMIT ?"),
       insertFile: db.prepare('INSERT INTO files (run_no, path, kind, rollout_id, dev, ino, size, mtime_ms) VALUES (?, ?, ?, ?, 0, 0, 0, 0)'),
+      insertReadFile: db.prepare(
+        `INSERT INTO files (run_no, path, kind, rollout_id, dev, ino, size, mtime_ms, offset, next_line, next_call_index, unreadable, pending)
+         VALUES (?, ?, 'capture', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       updateFile: db.prepare(
         'UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ms = ?, offset = ?, next_line = ?, next_call_index = ?, unreadable = ?, pending = ? WHERE id = ?',
       ),
@@ -215,6 +219,12 @@ export class Ingestor {
       row = { id, run_no: runNo, path: file, kind, rollout_id: rolloutId, dev: 0, ino: 0, size: 0, mtime_ms: 0, offset: 0, next_line: 1, next_call_index: 0, unreadable: 0, pending: 0 };
     }
     return row;
+  }
+
+  /** A capture file's row, new to the index, with the state of its first read. */
+  private insertReadFile(runNo: number, file: string, rolloutId: string, st: FileState): FileRow {
+    const info = this.stmt.insertReadFile.run(runNo, file, rolloutId, st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending);
+    return { id: Number(info.lastInsertRowid), run_no: runNo, path: file, kind: 'capture', rollout_id: rolloutId, ...st };
   }
 
   /** The rollout row for an id, created (as a capture-only rollout) when the rollouts file has not named it. */
@@ -380,7 +390,9 @@ export class Ingestor {
     packed?: { packed: PackedCalls; from: number; count: number },
   ): void {
     if (read.kind === 'absent') return;
-    const row = known ?? this.fileRow(pass.runNo, file, 'capture', rolloutId);
+    // Every caller has looked the file up: a file new to the index and read is stored with its state at once.
+    const fresh = !known && read.kind === 'read';
+    const row = known ?? (fresh ? this.insertReadFile(pass.runNo, file, rolloutId, read.state) : this.fileRow(pass.runNo, file, 'capture', rolloutId));
     const r = this.rollout(pass, rolloutId);
     const markerFlag = marker ? 1 : 0;
     if (read.kind === 'unchanged') {
@@ -401,14 +413,17 @@ export class Ingestor {
     if (packed) this.insertPackedCalls(r.pk, row.id, packed.packed, packed.from, packed.count);
     else this.insertCalls(r.pk, row.id, read.calls);
     const st = read.state;
-    this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, row.id);
+    if (!fresh) this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, row.id);
     Object.assign(row, st);
-    this.setCaptureState(r, row.id, st.unreadable, markerFlag);
     pass.stats.rolloutsChanged.add(r.pk);
     if (read.totals) {
-      this.aggregator.recompute(r.pk, pass.hasCaptureDir, read.totals);
+      // The capture state goes with the aggregates, in one statement.
+      this.aggregator.recompute(r.pk, pass.hasCaptureDir, read.totals, { capture_file: row.id, unreadable: st.unreadable, marker: markerFlag });
+      r.capture_file = row.id;
+      r.marker = markerFlag;
       pass.settled.add(r.pk);
     } else {
+      this.setCaptureState(r, row.id, st.unreadable, markerFlag);
       pass.settled.delete(r.pk);
       const appended = pass.stats.appended;
       if (appended) {
