@@ -117,7 +117,10 @@ export class Ingestor {
         task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
         attached_tokens_total = ?, attached_gaps = ?, usage_in = ?, usage_out = ?, usage_reasoning = ?, usage_cached = ?, usage_total = ?,
         line_problem = ?, source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
-      insertLineRollout: db.prepare("INSERT INTO rollouts (run_no, key, source) VALUES (?, ?, 'line')"),
+      insertLine: db.prepare(`INSERT INTO rollouts (run_no, key, rollout_id, line_file, line_no, line_offset, line_length, reward, task_index,
+        rollout_index, attempt, failure_class, agent, task, search, attached_calls, attached_tokens_total, attached_gaps, usage_in, usage_out,
+        usage_reasoning, usage_cached, usage_total, line_problem, source)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN 'line' ELSE ? END)`),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
       tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
       setTail: db.prepare('UPDATE files SET tail_pk = ? WHERE id = ?'),
@@ -274,7 +277,7 @@ export class Ingestor {
     }
     await yieldToLoop();
     todo.sort((a, b) => a.order - b.order);
-    const fileOf = (id: string) => path.join(dir, id + '.capture.jsonl');
+    const fileOf = (id: string) => pathOf(id + '.capture.jsonl');
     // Files new to the index go to the workers when there are many; files already indexed (mostly unchanged:
     // a stat each) stay in this thread, first. New files get their file ids and rollout pks in the same order
     // either way, so the index is the same as a single-thread pass.
@@ -612,15 +615,17 @@ export class Ingestor {
         key = `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`; // the same id on two lines: keep both
         existing = this.stmt.lineRolloutByKey.get(runNo, key) as typeof existing;
       }
-      const pk = existing ? existing.pk : Number(this.stmt.insertLineRollout.run(runNo, key).lastInsertRowid);
       const u = l.usage;
-      this.stmt.upsertLine.run(
+      const values = [
         l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
         l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
         l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
         u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
-        l.problem, hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line', pk,
-      );
+        l.problem, hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line',
+      ];
+      // A rollout new to the index is inserted with its line's columns at once (a cold pass: one statement a line).
+      const pk = existing ? existing.pk : Number(this.stmt.insertLine.run(runNo, key, ...values).lastInsertRowid);
+      if (existing) this.stmt.upsertLine.run(...values, pk);
       if (!hasCaptureDir && l.attachment) {
         this.stmt.deleteCallsOfRollout.run(pk);
         this.insertCalls(pk, fileId, l.attachment.callValues);
