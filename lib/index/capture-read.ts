@@ -5,7 +5,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
 import { callTotals, type CallAgg, type CallTotals } from './call-totals';
 import { readLinesSync } from './line-reader';
-import { nativeCallValues } from './native-scan';
+import { nativeScanInto } from './native-scan';
 import { scanExchangeLine } from './scan';
 
 /** What ingest stored about a file the last time it read it (a file it has never read: `NEW_FILE`). */
@@ -105,9 +105,7 @@ export function readCaptureFile(file: string, stored: FileState): CaptureRead {
     const read = readLinesSync(fd, from.offset, st.size, from.next_line, (line, offset) => {
       bytes += line.length + 1;
       lines++;
-      const row = nativeCallValues(line, offset, callIndex);
-      if (row) {
-        for (let k = 0; k < CALL_WIDTH; k++) calls.push(row[k]);
+      if (nativeScanInto(line, offset, callIndex, calls)) {
         callIndex++;
         return;
       }

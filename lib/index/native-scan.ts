@@ -44,16 +44,22 @@ export function nativeScanStatus(): { loaded: boolean; error: string | null } {
  * or null when the native scan is not in use or declines the line (then scan.ts decides, blank lines included).
  */
 export function nativeCallValues(line: Buffer, lineOffset: number, callIndex: number): unknown[] | null {
+  const row: unknown[] = [];
+  return nativeScanInto(line, lineOffset, callIndex, row) ? row : null;
+}
+
+/** nativeCallValues, its row pushed onto `into` (no array of its own); false when declined (nothing pushed). */
+export function nativeScanInto(line: Buffer, lineOffset: number, callIndex: number, into: unknown[]): boolean {
   const a = scanner();
-  if (!a) return null;
+  if (!a) return false;
   const stripped = stripAscii(line);
-  if (stripped.length === 0 || !isUtf8(stripped) || !a.scanCapture(stripped)) return null;
+  if (stripped.length === 0 || !isUtf8(stripped) || !a.scanCapture(stripped)) return false;
   const shift = stripped.byteOffset - line.byteOffset;
   const o = out!;
   const b = stripped as SliceBuffer;
   const hasRequest = o[S.REQ_START] >= 0;
   const hasResponse = o[S.RESP_START] >= 0;
-  return [
+  into.push(
     0, callIndex, text(b, o, S.CALL_ID), 0, lineOffset, line.length,
     hasRequest ? o[S.REQ_START] + shift : null, hasRequest ? o[S.REQ_END] - o[S.REQ_START] : null,
     hasResponse ? o[S.RESP_START] + shift : null, hasResponse ? o[S.RESP_END] - o[S.RESP_START] : null,
@@ -61,7 +67,8 @@ export function nativeCallValues(line: Buffer, lineOffset: number, callIndex: nu
     text(b, o, S.FINISH), text(b, o, S.ERROR_CATEGORY), numeric(o, S.STARTED_AT), numeric(o, S.COMPLETED_AT), numeric(o, S.TOKENS_IN),
     numeric(o, S.TOKENS_OUT), numeric(o, S.TOKENS_REASONING), numeric(o, S.TOKENS_TOTAL), numeric(o, S.CACHED_TOKENS),
     numeric(o, S.CACHE_CREATION_TOKENS), numeric(o, S.CACHE_HIT), numeric(o, S.LATENCY_MS), numeric(o, S.TTFT_MS), o[S.TOOL_CALLS],
-  ];
+  );
+  return true;
 }
 
 // Node's unchecked slice decoder (Buffer#toString without its argument handling).
