@@ -200,6 +200,7 @@ export function packCalls(flat: unknown[]): PackedCalls {
     for (let j = 0; j < CALL_WIDTH; j++) {
       const v = flat[c * CALL_WIDTH + j];
       if (v === null || v === undefined) mask |= 1 << j;
+      else if (j === 2) numbers[c * CALL_WIDTH + j] = strings.push(v as string) - 1; // model_call_id: unique, not looked up
       else if (STRING_COLUMN[j] === 1) {
         let id = ids.get(v as string);
         if (id === undefined) ids.set(v as string, (id = strings.push(v as string) - 1));
