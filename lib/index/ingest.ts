@@ -73,6 +73,8 @@ export class Ingestor {
   private readonly aggregator: RolloutAggregator;
   private readonly folds = new FoldCache();
   private readonly callRow: unknown[] = new Array(CALL_WIDTH);
+  /** Live-path reads of named capture files so far (a full pass checks whether any came while it read). */
+  private liveCaptureWrites = 0;
   /** Rollouts files being read, and those another pass asked for meanwhile (ingestRolloutsFile). */
   private readonly rolloutsReading = new Set<string>();
   private readonly rolloutsAgain = new Set<string>();
@@ -255,6 +257,7 @@ export class Ingestor {
   }
 
   private async ingestCaptureDir(pass: Pass, dir: string): Promise<void> {
+    const liveWrites = this.liveCaptureWrites; // before the file rows are loaded (the loading yields)
     const names = await fsp.readdir(dir).catch(() => [] as string[]);
     const markers = new Set(names.filter((n) => n.endsWith(INCOMPLETE_SUFFIX)).map((n) => n.slice(0, -INCOMPLETE_SUFFIX.length)));
     // Loaded a page at a time with the event loop's turns between them: over 100k files this is a second or two
@@ -295,7 +298,7 @@ export class Ingestor {
       })();
       if (i < inThread.length) await yieldToLoop();
     }
-    if (pool) await this.ingestCaptureFilesParallel(pass, pool, fresh.map((t) => t.id), fileOf, markers, files);
+    if (pool) await this.ingestCaptureFilesParallel(pass, pool, fresh.map((t) => t.id), fileOf, markers, files, liveWrites);
     this.db.transaction(() => {
       // Markers without a capture file, and markers that appeared or vanished.
       for (const id of markers) {
@@ -319,6 +322,7 @@ export class Ingestor {
   /** ingestCaptureFile for each id, files read by workers; results applied in order, as in-thread. */
   private async ingestCaptureFilesParallel(
     pass: Pass, pool: IngestPool, ids: string[], fileOf: (id: string) => string, markers: Set<string>, files: Map<string, FileRow>,
+    liveWrites: number,
   ): Promise<void> {
     const batches: string[][] = [];
     for (let i = 0; i < ids.length; i += FILES_PER_JOB) batches.push(ids.slice(i, i + FILES_PER_JOB));
@@ -334,8 +338,9 @@ export class Ingestor {
             const file = fileOf(id);
             const count = result?.kind === 'capture' ? result.counts[k] : 0;
             from += count;
-            // Redone here when its worker failed, or when the live path stored the file since the job left.
-            const current = this.stmt.fileByPath.get(file) as FileRow | undefined;
+            // Redone here when its worker failed, or when the live path stored the file since the job left (looked
+            // up only once the live path has stored any capture file since the pass loaded `files`).
+            const current = this.liveCaptureWrites === liveWrites ? files.get(file) : (this.stmt.fileByPath.get(file) as FileRow | undefined);
             if (result?.kind !== 'capture' || !sameState(current, files.get(file))) return this.ingestCaptureFile(pass, file, id, markers.has(id), current);
             this.applyCaptureRead(pass, file, id, markers.has(id), current, result.reads[k], result.calls ? { packed: result.calls, from: from - count, count } : undefined);
           });
@@ -346,6 +351,7 @@ export class Ingestor {
 
   /** Ingests named capture files or markers of a dir (the live path: no directory listing). */
   private ingestCaptureFiles(pass: Pass, dir: string, files: string[]): void {
+    this.liveCaptureWrites++;
     const ids = new Set<string>();
     for (const file of files) {
       const name = path.basename(file);
