@@ -315,7 +315,11 @@ export class Ingestor {
   /** The pass's worker pool when a part of it is `large` enough (started once per pass). */
   private async poolFor(pass: Pass, large: boolean): Promise<IngestPool | null> {
     if (!large) return null;
-    pass.pool ??= IngestPool.start(workerCount(this.options));
+    const awaitWorkers = this.options.awaitWorkers === true;
+    pass.pool ??= IngestPool.start(workerCount(this.options)).then(async (pool) => {
+      if (pool && awaitWorkers) await pool.ready();
+      return pool;
+    });
     return pass.pool;
   }
 

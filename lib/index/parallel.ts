@@ -4,7 +4,8 @@
 //
 // Workers cost a start-up (a thread, the TypeScript loader, the scanner modules), so only a pass with many
 // files new to the index uses them; the live path and small refreshes never do. Any worker that cannot start
-// leaves the pass single-threaded; a job whose worker fails is redone in-thread by the caller.
+// leaves the pass single-threaded, and the pass does not wait for them to load: this thread runs the jobs until
+// one is ready. A job whose worker fails is redone in-thread by the caller.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -24,6 +25,11 @@ export interface IngestOptions {
   minBytes?: number;
   /** Bytes of a rollouts file per worker job. */
   sliceBytes?: number;
+  /**
+   * Wait for the workers to load before the pass goes on (else this thread runs the jobs until they have):
+   * for tests that need jobs to reach a worker.
+   */
+  awaitWorkers?: boolean;
 }
 
 export const DEFAULT_MIN_FILES = 256;
@@ -57,15 +63,27 @@ interface Slot {
   worker: Worker;
   busy: number;
   dead: boolean;
+  /** Its modules are loaded (it said so): only then does it get jobs. */
+  ready: boolean;
 }
 
 export class IngestPool {
   private readonly waiting = new Map<number, { slot: Slot; resolve: (r: JobResult) => void; reject: (e: Error) => void }>();
   private nextId = 0;
+  private readonly readyListeners: (() => void)[] = [];
 
   private constructor(private readonly slots: Slot[]) {
     for (const slot of slots) {
-      slot.worker.on('message', (msg: { id: number; result?: JobResult; error?: string }) => {
+      // A worker loads TypeScript and the scanners first (about half a second): until it says it is ready, the
+      // calling thread runs the jobs itself instead of waiting for it. One that is not ready in time is stopped.
+      const timer = setTimeout(() => void (slot.ready || slot.worker.terminate().catch(() => 0)), START_TIMEOUT_MS);
+      slot.worker.on('message', (msg: { id: number; result?: JobResult; error?: string; ready?: boolean }) => {
+        if (msg?.ready) {
+          clearTimeout(timer);
+          slot.ready = !slot.dead;
+          for (const listener of this.readyListeners) listener();
+          return;
+        }
         const w = this.waiting.get(msg.id);
         if (!w) return;
         this.waiting.delete(msg.id);
@@ -74,6 +92,7 @@ export class IngestPool {
         else w.reject(new Error(msg.error ?? 'ingest worker failed'));
       });
       const fail = (err: Error) => {
+        clearTimeout(timer);
         slot.dead = true;
         for (const [id, w] of this.waiting) {
           if (w.slot !== slot) continue;
@@ -86,31 +105,62 @@ export class IngestPool {
     }
   }
 
-  /** Starts `size` workers; null when none could start (the caller ingests in-thread). */
+  /**
+   * Starts `size` workers and answers at once, before they are ready (jobs go to each once it is); null when none
+   * could be created (the caller ingests in-thread).
+   */
   static async start(size: number): Promise<IngestPool | null> {
     if (size < 1) return null;
     // Built from a path rather than `new URL('./…', import.meta.url)`, which bundlers rewrite into an asset: from a
     // bundle (Next's server chunks, dist/cli) the worker sources are not beside it, no worker starts, and the
     // pass runs in-thread.
     const entry = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingest-worker.ts'));
-    const started = await Promise.all(Array.from({ length: size }, () => startWorker(entry)));
-    const slots = started.filter((w): w is Worker => w !== null).map((worker) => ({ worker, busy: 0, dead: false }));
+    const slots: Slot[] = [];
+    for (let k = 0; k < size; k++) {
+      try {
+        slots.push({ worker: tsWorker(entry), busy: 0, dead: false, ready: false });
+      } catch {
+        // this one cannot start
+      }
+    }
     return slots.length ? new IngestPool(slots) : null;
   }
 
+  /** Live workers, ready or still loading. */
   get size(): number {
     return this.slots.filter((s) => !s.dead).length;
   }
 
+  /** Results a caller may hold: as many as the live workers would have in flight. */
   get window(): number {
     return Math.max(1, this.size) * JOBS_PER_WORKER;
   }
 
-  /** Runs a job on the least busy live worker; rejects when none is left or the worker fails. */
+  /** Jobs that may be in flight now: those of the workers ready and live. */
+  get sendWindow(): number {
+    return this.slots.filter((s) => s.ready && !s.dead).length * JOBS_PER_WORKER;
+  }
+
+  /** Resolves once every live worker is ready (or has failed). */
+  ready(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => this.slots.every((slot) => slot.ready || slot.dead) && resolve();
+      this.readyListeners.push(check);
+      for (const slot of this.slots) slot.worker.once('exit', check);
+      check();
+    });
+  }
+
+  /** Calls `listener` each time a worker becomes ready. */
+  onReady(listener: () => void): void {
+    this.readyListeners.push(listener);
+  }
+
+  /** Runs a job on the least busy ready worker; rejects when none is or the worker fails. */
   run(job: WorkerJob): Promise<JobResult> {
     let best: Slot | null = null;
-    for (const s of this.slots) if (!s.dead && (!best || s.busy < best.busy)) best = s;
-    if (!best) return Promise.reject(new Error('no ingest worker left'));
+    for (const s of this.slots) if (s.ready && !s.dead && (!best || s.busy < best.busy)) best = s;
+    if (!best) return Promise.reject(new Error('no ingest worker ready'));
     const slot = best;
     const id = this.nextId++;
     slot.busy++;
@@ -123,31 +173,6 @@ export class IngestPool {
   async close(): Promise<void> {
     await Promise.all(this.slots.map((s) => s.worker.terminate().catch(() => 0)));
   }
-}
-
-function startWorker(entry: URL): Promise<Worker | null> {
-  return new Promise((resolve) => {
-    let worker: Worker;
-    try {
-      worker = tsWorker(entry);
-    } catch {
-      return resolve(null);
-    }
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onError);
-      if (!ok) void worker.terminate().catch(() => 0);
-      resolve(ok ? worker : null);
-    };
-    const onMessage = (msg: { ready?: boolean }) => msg?.ready && done(true);
-    const onError = () => done(false);
-    const timer = setTimeout(() => done(false), START_TIMEOUT_MS);
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onError);
-  });
 }
 
 /**
@@ -167,6 +192,7 @@ export class OrderedJobs<J> {
     private readonly jobs: J[],
     private readonly message: (job: J) => WorkerJob,
   ) {
+    pool.onReady(() => this.fill());
     this.fill();
   }
 
@@ -181,7 +207,8 @@ export class OrderedJobs<J> {
 
   async take(): Promise<{ job: J; result: JobResult | null }> {
     // Results held are bounded: the workers' window, and as much again run here.
-    while (!this.queue[0].settled && this.next < this.jobs.length && this.queue.length < 2 * this.pool.window) {
+    // (Nothing in flight, with no worker ready yet: every job runs here until one is.)
+    while ((this.queue.length === 0 || !this.queue[0].settled) && this.next < this.jobs.length && this.queue.length < 2 * this.pool.window) {
       const job = this.jobs[this.next++];
       let result: JobResult | null = null;
       try {
@@ -221,7 +248,7 @@ export class OrderedJobs<J> {
   }
 
   private fill(): void {
-    while (this.next < this.jobs.length && this.inFlight < this.pool.window && this.queue.length < 2 * this.pool.window) {
+    while (this.next < this.jobs.length && this.inFlight < this.pool.sendWindow && this.queue.length < 2 * this.pool.window) {
       const job = this.jobs[this.next++];
       const entry = { job, settled: false, result: null as JobResult | null, promise: Promise.resolve() };
       this.inFlight++;

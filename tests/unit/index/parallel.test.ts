@@ -18,7 +18,8 @@ afterEach(() => vi.restoreAllMocks());
 
 const SERIAL: IngestOptions = { workers: 0 };
 // Workers for every pass and tiny rollouts-file slices, so that lines cross slice boundaries.
-const PARALLEL: IngestOptions = { workers: 2, minFiles: 0, minBytes: 0, sliceBytes: 700 };
+// Workers loaded before the pass goes on, so that jobs do reach them (else this thread runs jobs until they have).
+const PARALLEL: IngestOptions = { workers: 2, minFiles: 0, minBytes: 0, sliceBytes: 700, awaitWorkers: true };
 
 /** Every row of every table, in primary-key order. */
 function dump(index: CallscopeIndex): Record<string, unknown[][]> {
@@ -66,9 +67,11 @@ function edgeRun(root: string): { captures: string; rollouts: string } {
   return { captures, rollouts };
 }
 
-async function expectSameIndexes(root: string, change?: (serial: CallscopeIndex, parallel: CallscopeIndex) => Promise<void>): Promise<void> {
+async function expectSameIndexes(
+  root: string, change?: (serial: CallscopeIndex, parallel: CallscopeIndex) => Promise<void>, options = PARALLEL,
+): Promise<void> {
   const serial = await build(root, SERIAL);
-  const parallel = await build(root, PARALLEL);
+  const parallel = await build(root, options);
   try {
     expectSame(parallel, serial);
     if (change) await change(serial, parallel);
@@ -146,6 +149,12 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
     vi.restoreAllMocks();
     vi.spyOn(IngestPool, 'start').mockResolvedValue(null);
     await expectSameIndexes(root);
+    vi.restoreAllMocks();
+    // Workers that never load: the pass does not wait for them, this thread runs every job.
+    vi.spyOn(IngestPool.prototype, 'sendWindow', 'get').mockReturnValue(0);
+    const sent = vi.spyOn(IngestPool.prototype, 'run');
+    await expectSameIndexes(root, undefined, { ...PARALLEL, awaitWorkers: false });
+    expect(sent).not.toHaveBeenCalled();
   });
 
   it('a capture file the live path stored while its worker read it is read again, not overwritten with the older read', async () => {
