@@ -610,30 +610,22 @@ struct Scan {
     if (at(i) != '{') return false;
     uint32_t seen = 0;
     bool requestObject = false, responseObject = false;
+    // The request or the response at v: walked as an object (span kept) or checked as any other value.
+    auto payload = [&](size_t v, bool& isObject, size_t (Scan::*walk)(size_t), int slot) -> size_t {
+      isObject = at(v) == '{';
+      size_t e = isObject ? (this->*walk)(v) : value(v, 1);
+      out[slot] = (double)v;
+      out[slot + 1] = (double)e;
+      return e;
+    };
     i = members(i, [&](const Span& key, size_t v) -> size_t {
-      int c = at(v);
-      size_t e;
       switch (key.end - key.start) {
         case 7:
-          if (equals(key, "request")) {
-            if (!once(seen, 0)) return NO;
-            requestObject = c == '{';
-            e = requestObject ? request(v) : value(v, 1);
-            out[REQ_START] = (double)v;
-            out[REQ_END] = (double)e;
-            return e;
-          }
+          if (equals(key, "request")) return once(seen, 0) ? payload(v, requestObject, &Scan::request, REQ_START) : NO;
           if (equals(key, "dialect")) return once(seen, 1) ? laxStr(v, DIALECT) : NO;
           break;
         case 8:
-          if (equals(key, "response")) {
-            if (!once(seen, 2)) return NO;
-            responseObject = c == '{';
-            e = responseObject ? response(v) : value(v, 1);
-            out[RESP_START] = (double)v;
-            out[RESP_END] = (double)e;
-            return e;
-          }
+          if (equals(key, "response")) return once(seen, 2) ? payload(v, responseObject, &Scan::response, RESP_START) : NO;
           break;
         case 9:
           if (equals(key, "model_ref")) return once(seen, 3) ? modelRef(v) : NO;
