@@ -3,7 +3,7 @@
 // any depth.
 import type { ResponseUsage } from './rollout-line';
 import type Database from 'better-sqlite3';
-import { SORT_COLUMNS, hasIndex, type SortKey } from './schema';
+import { ROLLOUTS_KEY_INDEX, SORT_COLUMNS, hasIndex, type SortKey } from './schema';
 
 export interface RolloutFilters {
   q?: string;
@@ -181,7 +181,7 @@ function hasFilters(f: RolloutFilters): boolean {
 }
 
 function sortIndex(sort: SortKey): string {
-  return sort === 'rollout' ? 'rollouts_sort_key' : `rollouts_sort_${SORT_COLUMNS[sort]}`;
+  return sort === 'rollout' ? ROLLOUTS_KEY_INDEX : `rollouts_sort_${SORT_COLUMNS[sort]}`;
 }
 
 /** ` INDEXED BY name`, or nothing while the index is absent (built at the end of a cold ingest: schema.ts). */

@@ -123,8 +123,13 @@ export const ROLLOUT_INDEXES: readonly { name: string; sql: string }[] = [
     name: `rollouts_sort_${column}`,
     sql: `CREATE INDEX IF NOT EXISTS rollouts_sort_${column} ON rollouts (run_no, IFNULL(${column}, -1e308), pk)`,
   })),
-  { name: 'rollouts_sort_key', sql: 'CREATE INDEX IF NOT EXISTS rollouts_sort_key ON rollouts (run_no, key, pk)' },
 ];
+
+/**
+ * The rollout-key order's index: the one SQLite keeps for `UNIQUE (run_no, key)`, whose entries end with the rowid
+ * (`pk`), so (run_no, key, pk) as a sort index needs; always present, built with the table.
+ */
+export const ROLLOUTS_KEY_INDEX = 'sqlite_autoindex_rollouts_1';
 
 export function dropRolloutIndexes(db: Database.Database): void {
   for (const index of ROLLOUT_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index.name}`);
@@ -158,6 +163,7 @@ export function migrate(db: Database.Database): void {
     db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS run_stats; DROP TABLE IF EXISTS compare_batches;');
   }
   db.exec(DDL);
+  db.exec('DROP INDEX IF EXISTS rollouts_sort_key'); // the key order's index of older files: the UNIQUE index serves it
   for (const index of ROLLOUT_INDEXES) db.exec(index.sql);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
 }
