@@ -1254,5 +1254,9 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "scanShallow", fn);
   napi_create_uint32(env, SLOTS, &slots);
   napi_set_named_property(env, exports, "slots", slots);
+  // Bumped with every change of the exports or of what they answer (lib/util/native-addon.ts: NATIVE_VERSION).
+  napi_value version;
+  napi_create_uint32(env, 1, &version);
+  napi_set_named_property(env, exports, "version", version);
   return exports;
 }

@@ -5,39 +5,31 @@
 // (not built, or CALLSCOPE_NATIVE_SCAN=0), `nativeCallValues` always declines.
 import { isUtf8 } from 'node:buffer';
 import { stripAscii } from '../capture/bytes';
-import { nativeAddon, nativeAddonStatus, setNativeAddon, type NativeAddon } from '../util/native-addon';
+import { NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from '../util/native-addon';
 
-// The output slots of scan.cc (enum Slot).
+// The output slots of scan.cc (enum Slot; NATIVE_SLOTS of them, checked when the addon is loaded).
 const S = {
   REQ_START: 0, REQ_END: 1, RESP_START: 2, RESP_END: 3,
   CALL_ID: 4, REF_NAME: 6, MODEL: 8, DIALECT: 10, STATUS: 12, FINISH: 14, ERROR_CATEGORY: 16,
   STATUS_CODE: 18, STARTED_AT: 19, COMPLETED_AT: 20, TOKENS_IN: 21, TOKENS_OUT: 22, TOKENS_REASONING: 23, TOKENS_TOTAL: 24,
-  CACHED_TOKENS: 25, CACHE_CREATION_TOKENS: 26, CACHE_HIT: 27, LATENCY_MS: 28, TTFT_MS: 29, TOOL_CALLS: 30, SLOTS: 31,
+  CACHED_TOKENS: 25, CACHE_CREATION_TOKENS: 26, CACHE_HIT: 27, LATENCY_MS: 28, TTFT_MS: 29, TOOL_CALLS: 30,
 } as const;
 
-let out: Float64Array | null = null;
+const out = new Float64Array(NATIVE_SLOTS);
 let outFor: NativeAddon | null = null;
 
 /** The addon with its output set, or null. */
 function scanner(): NativeAddon | null {
   const a = nativeAddon();
-  if (!a || a === outFor) return a;
-  if (a.slots !== S.SLOTS) return null; // a stale build: scripts/build-native.mjs rebuilds it
-  out = new Float64Array(S.SLOTS);
-  a.setOutput(out);
-  outFor = a;
+  if (a && a !== outFor) {
+    a.setOutput(out);
+    outFor = a;
+  }
   return a;
 }
 
-/** Turns the native scan off (every line to the JavaScript scan) or back on; for tests that compare the two. */
-export const setNativeScan = setNativeAddon;
-
 /** Whether the native scan is in use, and why not. */
-export function nativeScanStatus(): { loaded: boolean; error: string | null } {
-  const status = nativeAddonStatus();
-  if (status.loaded && !scanner()) return { loaded: false, error: 'native/build is stale: run npm run build:native' };
-  return status;
-}
+export const nativeScanStatus = nativeAddonStatus;
 
 /**
  * The `callValues` row of one capture line (rollout pk and file id left 0, as `readCaptureFile` leaves them),
@@ -55,7 +47,7 @@ export function nativeScanInto(line: Buffer, lineOffset: number, callIndex: numb
   const stripped = stripAscii(line);
   if (stripped.length === 0 || !isUtf8(stripped) || !a.scanCapture(stripped)) return false;
   const shift = stripped.byteOffset - line.byteOffset;
-  const o = out!;
+  const o = out;
   const b = stripped as SliceBuffer;
   const hasRequest = o[S.REQ_START] >= 0;
   const hasResponse = o[S.RESP_START] >= 0;

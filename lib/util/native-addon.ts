@@ -17,6 +17,20 @@ export interface NativeAddon {
   /** scanShallowFast's reduced text into `dst` (at least the line's length): its length (meta[0]: counted, -1 null), or -1. */
   scanShallow(line: Uint8Array, config: number, dst: Uint8Array, meta: Float64Array): number;
   slots: number;
+  version: number;
+}
+
+/** The addon version this code expects (scan.cc's `version`): a build from older sources is not used. */
+export const NATIVE_VERSION = 1;
+/** The output slots scanCapture writes (scan.cc's enum Slot). */
+export const NATIVE_SLOTS = 31;
+
+/** Why these exports cannot be used (a build from other sources: `npm run build:native`), or null. */
+export function addonProblem(exports: Partial<NativeAddon>): string | null {
+  if (exports.version !== NATIVE_VERSION || exports.slots !== NATIVE_SLOTS) {
+    return `built from other sources (version ${exports.version ?? 'none'}, expected ${NATIVE_VERSION}): run npm run build:native`;
+  }
+  return null;
 }
 
 const ADDON_PATH = path.join('native', 'build', 'Release', 'callscope_scan.node');
@@ -49,7 +63,9 @@ function load(): NativeAddon | null {
     const mod = { exports: {} as NativeAddon };
     // process.dlopen rather than require: bundlers leave it alone, and the path is found at run time.
     process.dlopen(mod, file);
-    addon = mod.exports;
+    const problem = addonProblem(mod.exports);
+    if (problem) loadError = `${file}: ${problem}`;
+    else addon = mod.exports;
   } catch (err) {
     loadError = `${file}: ${(err as Error).message}`;
   }
@@ -58,8 +74,7 @@ function load(): NativeAddon | null {
 
 /** The addon, or null when it is not in use in this thread. */
 export function nativeAddon(): NativeAddon | null {
-  const a = addon === undefined ? load() : addon;
-  return off ? null : a;
+  return off ? null : (addon === undefined ? load() : addon);
 }
 
 /** Turns the addon off (every caller to its JavaScript path) or back on; for tests that compare the two. */
@@ -70,5 +85,5 @@ export function setNativeAddon(on: boolean): void {
 /** Whether the addon is in use, and why not. */
 export function nativeAddonStatus(): { loaded: boolean; error: string | null } {
   const a = addon === undefined ? load() : addon;
-  return { loaded: a !== null && !off, error: a ? null : loadError };
+  return { loaded: a !== null && !off, error: a ? (off ? 'turned off (setNativeAddon)' : null) : loadError };
 }

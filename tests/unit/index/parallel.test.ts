@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { useDemo } from '../../support/demo';
-import { setNativeScan } from '../../../lib/index/native-scan';
+import { setNativeAddon } from '../../../lib/util/native-addon';
 import { IngestPool, type IngestOptions } from '../../../lib/index/parallel';
 import { line, makeExchange } from '../../support/exchange';
 
@@ -109,12 +109,12 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
     const root = path.join(fx.tmp, 'edge-native');
     cpSync(fx.demo, root, { recursive: true });
     edgeRun(root);
-    setNativeScan(false);
+    setNativeAddon(false);
     let js: CallscopeIndex;
     try {
       js = await build(root, SERIAL);
     } finally {
-      setNativeScan(true);
+      setNativeAddon(true);
     }
     const native = await build(root, SERIAL);
     try {
