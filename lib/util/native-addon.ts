@@ -26,7 +26,7 @@ export const NATIVE_VERSION = 1;
 export const NATIVE_SLOTS = 31;
 
 /** Why these exports cannot be used (a build from other sources: `npm run build:native`), or null. */
-export function addonProblem(exports: Partial<NativeAddon>): string | null {
+export function addonProblem(exports: { version?: unknown; slots?: unknown }): string | null {
   if (exports.version !== NATIVE_VERSION || exports.slots !== NATIVE_SLOTS) {
     return `built from other sources (version ${exports.version ?? 'none'}, expected ${NATIVE_VERSION}): run npm run build:native`;
   }
