@@ -40,6 +40,35 @@ describe('native skipContainer = skippedContainerEndJs', () => {
     );
   });
 
+  // The native walk reads 64-byte blocks: escapes and strings carried from one block into the next, a container
+  // ending anywhere in a block or in the padded last one, at every alignment of the view.
+  it('backslash runs, quotes and brackets across 64-byte blocks', () => {
+    const run = fc.oneof(
+      fc.nat(9).map((k) => '\\'.repeat(k) + '"'),
+      fc.nat(70).map((k) => 'a'.repeat(k)),
+      fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', ' ', '7', 'true', '/', '\u0001', 'Y', '_', '\u007f'),
+    );
+    const long = fc.array(run, { maxLength: 80 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(long, fc.nat(63), fc.nat(8), (t, pad, depth) => {
+        const b = Buffer.from(' '.repeat(pad) + '[' + t, 'utf8');
+        check(b, depth);
+        check(b.subarray(pad), depth);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('strings of every escape parity ending at every position of a block', () => {
+    for (let len = 0; len < 130; len++) {
+      for (let slashes = 0; slashes < 5; slashes++) {
+        const body = 'x'.repeat(len) + '\\'.repeat(slashes);
+        check(Buffer.from(`{"k":"${body}"}]"}`), 0);
+        check(Buffer.from(`[["${body}"],"${body}"]`), 0);
+      }
+    }
+  });
+
   it('nesting around the depth limit', () => {
     for (const levels of [1, 100, 511, 512, 513, 600]) {
       for (const depth of [0, 1, 2, 511, 512]) check(Buffer.from('['.repeat(levels) + '"x"' + ']'.repeat(levels)), depth);
