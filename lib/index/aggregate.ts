@@ -51,6 +51,18 @@ const SET = `num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?,
   latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?, error_categories = ?, started_at = ?,
   completed_at = ?, mismatch = ?`;
 
+/**
+ * `SET` for a rollout of a run with a capture dir whose capture state is given (the capture path of ingest): what
+ * the state SELECT would have been read for is decided in SQL instead, so the statement needs no read first. A
+ * rollout without an id gets no gaps (gapsAndMismatch's first case); the mismatch compares the row's own
+ * attachment. Parameters: SET_CAPTURED_PARAMS.
+ */
+const SET_CAPTURED = `num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?, latency_sum = ?,
+  latency_max = ?, ttft_p50 = ?, errors = ?, gaps = CASE WHEN rollout_id IS NULL THEN '[]' ELSE ? END,
+  gap_count = CASE WHEN rollout_id IS NULL THEN 0 ELSE ? END, model_servers = ?, dialects = ?, error_categories = ?, started_at = ?,
+  completed_at = ?, mismatch = CASE WHEN attached_calls IS NOT NULL AND (attached_calls IS NOT ? OR attached_tokens_total IS NOT ?) THEN 1 ELSE 0 END,
+  capture_file = ?, unreadable = ?, marker = ?`;
+
 export class RolloutAggregator {
   private readonly stmt;
 
@@ -62,23 +74,29 @@ export class RolloutAggregator {
       ),
       state: db.prepare('SELECT rollout_id, capture_file, marker, unreadable, attached_calls, attached_tokens_total, attached_gaps FROM rollouts WHERE pk = ?'),
       update: db.prepare(`UPDATE rollouts SET ${SET} WHERE pk = ?`),
-      updateWithCapture: db.prepare(`UPDATE rollouts SET ${SET}, capture_file = ?, unreadable = ?, marker = ? WHERE pk = ?`),
+      updateCaptured: db.prepare(`UPDATE rollouts SET ${SET_CAPTURED} WHERE pk = ?`),
     };
   }
 
-  /**
-   * Recomputes one rollout's aggregates; `totals` are of its calls when the caller already holds all of them.
-   * `capture`: its new capture state, stored with them (the aggregates' gaps are computed from it).
-   */
-  recompute(pk: number, hasCaptureDir: boolean, totals?: CallTotals, capture?: Pick<RolloutCaptureState, 'capture_file' | 'unreadable' | 'marker'>): void {
+  /** Recomputes one rollout's aggregates; `totals` are of its calls when the caller already holds all of them. */
+  recompute(pk: number, hasCaptureDir: boolean, totals?: CallTotals): void {
     const state = this.stmt.state.get(pk) as RolloutCaptureState | undefined;
     if (!state) return;
     const t = totals ?? callTotals(this.stmt.calls.all(pk) as CallAgg[]);
-    if (!capture) {
-      this.stmt.update.run(...aggregateRow(t, state, hasCaptureDir), pk);
-      return;
-    }
-    Object.assign(state, capture);
-    this.stmt.updateWithCapture.run(...aggregateRow(t, state, hasCaptureDir), capture.capture_file, capture.unreadable, capture.marker, pk);
+    this.stmt.update.run(...aggregateRow(t, state, hasCaptureDir), pk);
+  }
+
+  /**
+   * A rollout of a run with a capture dir, all of whose calls are in `t`, stored with its new capture state (a
+   * capture file it has): the aggregates and the state in one statement, without reading the row first.
+   */
+  storeCaptured(pk: number, t: CallTotals, capture: { capture_file: number; unreadable: number; marker: number }): void {
+    const calls = t[0] as number;
+    const tokensTotal = t[4] as number | null;
+    const gaps = captureGaps(capture.unreadable, capture.marker === 1, calls).map(gapJson);
+    this.stmt.updateCaptured.run(
+      t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], JSON.stringify(gaps), gaps.length, t[10], t[11], t[12], t[13], t[14],
+      calls, tokensTotal, capture.capture_file, capture.unreadable, capture.marker, pk,
+    );
   }
 }

@@ -122,7 +122,8 @@ export class Ingestor {
       insertLine: db.prepare(`INSERT INTO rollouts (run_no, key, rollout_id, line_file, line_no, line_offset, line_length, reward, task_index,
         rollout_index, attempt, failure_class, agent, task, search, attached_calls, attached_tokens_total, attached_gaps, usage_in, usage_out,
         usage_reasoning, usage_cached, usage_total, line_problem, source)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN 'line' ELSE ? END)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN 'line' ELSE ? END)
+        ON CONFLICT (run_no, key) DO NOTHING`),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
       tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
       setTail: db.prepare('UPDATE files SET tail_pk = ? WHERE id = ?'),
@@ -430,8 +431,8 @@ export class Ingestor {
     Object.assign(row, st);
     pass.stats.rolloutsChanged.add(r.pk);
     if (read.totals) {
-      // The capture state goes with the aggregates, in one statement.
-      this.aggregator.recompute(r.pk, pass.hasCaptureDir, read.totals, { capture_file: row.id, unreadable: st.unreadable, marker: markerFlag });
+      // The capture state goes with the aggregates, in one statement (a capture file is read: the run has a capture dir).
+      this.aggregator.storeCaptured(r.pk, read.totals, { capture_file: row.id, unreadable: st.unreadable, marker: markerFlag });
       r.capture_file = row.id;
       r.marker = markerFlag;
       pass.settled.add(r.pk);
@@ -631,11 +632,6 @@ export class Ingestor {
     let last = 0;
     for (const l of lines) {
       let key = l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
-      let existing = this.stmt.lineRolloutByKey.get(runNo, key) as { pk: number; line_file: number | null } | undefined;
-      if (existing && existing.line_file !== null && existing.line_file !== undefined) {
-        key = `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`; // the same id on two lines: keep both
-        existing = this.stmt.lineRolloutByKey.get(runNo, key) as typeof existing;
-      }
       const u = l.usage;
       const values = [
         l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
@@ -644,9 +640,19 @@ export class Ingestor {
         u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
         l.problem, hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line',
       ];
-      // A rollout new to the index is inserted with its line's columns at once (a cold pass: one statement a line).
-      const pk = existing ? existing.pk : Number(this.stmt.insertLine.run(runNo, key, ...values).lastInsertRowid);
-      if (existing) this.stmt.upsertLine.run(...values, pk);
+      // A rollout new to the index is inserted with its line's columns at once (a cold pass: one statement a line,
+      // no lookup first); a key already there (a capture-only rollout, a line read again) is looked up and updated.
+      const inserted = this.stmt.insertLine.run(runNo, key, ...values);
+      let pk = Number(inserted.lastInsertRowid);
+      if (inserted.changes === 0) {
+        let existing = this.stmt.lineRolloutByKey.get(runNo, key) as { pk: number; line_file: number | null } | undefined;
+        if (existing && existing.line_file !== null && existing.line_file !== undefined) {
+          key = `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`; // the same id on two lines: keep both
+          existing = this.stmt.lineRolloutByKey.get(runNo, key) as typeof existing;
+        }
+        pk = existing ? existing.pk : Number(this.stmt.insertLine.run(runNo, key, ...values).lastInsertRowid);
+        if (existing) this.stmt.upsertLine.run(...values, pk);
+      }
       if (!hasCaptureDir && l.attachment) {
         this.stmt.deleteCallsOfRollout.run(pk);
         this.insertCalls(pk, fileId, l.attachment.callValues);

@@ -191,6 +191,49 @@ describe('a rollouts file whose last line has no newline', () => {
   });
 });
 
+describe("a rollout line's attachment against the capture dir", () => {
+  // NeMo Gym writes the attachment when it collects a rollout; calls captured after that are in the capture dir
+  // only. Both are kept (the capture dir's calls are listed) and the row says they differ.
+  it('calls captured after collection are kept and flagged; agreeing lines and lines without an id are not', async () => {
+    for (const [name, options] of [['serial', { workers: 0 }], ['workers', { workers: 2, minFiles: 0, minBytes: 0, awaitWorkers: true }]] as const) {
+      const root = path.join(fx.tmp, `mismatch-${name}`);
+      const captures = path.join(root, 'run', 'captures');
+      mkdirSync(captures, { recursive: true });
+      const cap = (id: string) => path.join(captures, `${id}.capture.jsonl`);
+      writeFileSync(cap('0-0'), line(makeExchange({ model_call_id: 'a' })) + line(makeExchange({ model_call_id: 'b' })));
+      writeFileSync(cap('1-0'), line(makeExchange({ model_call_id: 'c' })));
+      const lines: string[] = [];
+      for (const t of [0, 1]) {
+        const merged = await mergeCaptureIntoLine(parsePython(`{"_ng_task_index":${t},"_ng_rollout_index":0,"reward":1}`), [captures], false);
+        lines.push(serialize(merged.line!));
+      }
+      lines.push('{"reward":0.5}'); // no derivable rollout id: no attachment, no gaps
+      writeFileSync(path.join(root, 'run', 'rollouts.jsonl'), lines.join('\n') + '\n');
+      appendFileSync(cap('0-0'), line(makeExchange({ model_call_id: 'late' })));
+      // A capture file named like the id-less line's key reaches that row: still no gaps (no id, no capture to miss).
+      writeFileSync(cap('line-3'), '{"damaged\n');
+
+      const index = await CallscopeIndex.open([{ path: root }], path.join(fx.tmp, `idx-mismatch-${name}`), options);
+      await index.refresh();
+      const rows = () => Object.fromEntries(index.listRollouts('run', { sort: 'rollout', order: 'asc', limit: 10 })!.rollouts.map((r) => [r.key, r]));
+      let byKey = rows();
+      expect(Object.keys(byKey).sort(), name).toEqual(['0-0', '1-0', 'line-3']);
+      expect([byKey['0-0'].num_calls, byKey['0-0'].attached_calls, byKey['0-0'].mismatch], name).toEqual([3, 2, 1]);
+      expect(presentRollout(byKey['0-0']).attachment_mismatch, name).toBe(true);
+      expect([byKey['1-0'].num_calls, byKey['1-0'].attached_calls, byKey['1-0'].mismatch], name).toEqual([1, 1, 0]);
+      expect([byKey['line-3'].num_calls, byKey['line-3'].mismatch, JSON.parse(byKey['line-3'].gaps ?? 'null')], name).toEqual([0, 0, []]);
+      expect(JSON.parse(byKey['1-0'].gaps ?? 'null'), name).toEqual([]);
+
+      // A call appended later, read by the live path: now 1-0 differs too.
+      appendFileSync(cap('1-0'), line(makeExchange({ model_call_id: 'later' })));
+      await index.refreshPaths(new Set([cap('1-0')]));
+      byKey = rows();
+      expect([byKey['1-0'].num_calls, byKey['1-0'].mismatch], name).toEqual([2, 1]);
+      index.close();
+    }
+  });
+});
+
 describe('live ingest', () => {
   it('appended calls and new rollouts appear; a partial line only once completed', async () => {
     const root = path.join(fx.tmp, 'live');
