@@ -178,9 +178,16 @@ export class CompareCache {
    * again instead of every row of the run, and the other runs read nothing. Added in batch order, so that the same
    * batches give the same floating-point sums.
    */
-  runTotals(db: Database.Database, runNo: number, ids = batchIds(db, runNo, this.shift)): RunTotals {
+  runTotals(db: Database.Database, runNo: number, batches?: number[]): RunTotals {
     let totals = this.totals.get(runNo);
     if (totals) return totals;
+    // A fresh process: the totals stored with the whole figures (dropped with them by any change), if any.
+    const stored = db.prepare("SELECT json_extract(stats, '$.comparison.totals') FROM run_stats WHERE run_no = ?").pluck().get(runNo) as string | null | undefined;
+    if (stored) {
+      this.totals.set(runNo, (totals = JSON.parse(stored) as RunTotals));
+      return totals;
+    }
+    const ids = batches ?? batchIds(db, runNo, this.shift);
     let kept = this.parts.get(runNo);
     if (!kept) this.parts.set(runNo, (kept = new Map()));
     const parts = ids.map((b) => {
@@ -190,6 +197,15 @@ export class CompareCache {
     });
     this.totals.set(runNo, (totals = finishTotals(addTotalsParts(parts))));
     return totals;
+  }
+
+  /**
+   * Drops a run's stored whole figures, in the transaction of a pass's first write to the run: the figures are
+   * stored again once the pass is over (fill), and a process stopped in between does not leave figures behind that
+   * no longer match the rows (the next pass over the same files changes nothing, and would keep them).
+   */
+  dropStored(db: Database.Database, runNo: number): void {
+    db.prepare('DELETE FROM run_stats WHERE run_no = ?').run(runNo);
   }
 
   /** Drops every run's kept totals and parts (the index was written by another connection). */

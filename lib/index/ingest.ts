@@ -40,6 +40,8 @@ export interface IngestStats {
   bytesRead: number;
   linesRead: number;
   rolloutsChanged: Set<number>;
+  /** Called before the first change is noted, inside the transaction that writes it. */
+  onFirstChange?: () => void;
   /** Rollouts whose capture file was only appended to: the call indexes read, [from, to). */
   appended?: Map<number, { from: number; to: number }>;
 }
@@ -214,7 +216,7 @@ export class Ingestor {
 
   /** Marks a rollout changed in this pass; its aggregates are recomputed at the end unless settled again. */
   private touch(pass: Pass, pk: number): void {
-    pass.stats.rolloutsChanged.add(pk);
+    changed(pass.stats, pk);
     pass.settled.delete(pk);
   }
 
@@ -429,7 +431,7 @@ export class Ingestor {
     const st = read.state;
     if (!fresh) this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, row.id);
     Object.assign(row, st);
-    pass.stats.rolloutsChanged.add(r.pk);
+    changed(pass.stats, r.pk);
     if (read.totals) {
       // The capture state goes with the aggregates, in one statement (a capture file is read: the run has a capture dir).
       this.aggregator.storeCaptured(r.pk, read.totals, { capture_file: row.id, unreadable: st.unreadable, marker: markerFlag });
@@ -478,12 +480,12 @@ export class Ingestor {
     if (mode === 'reread') {
       const pks = this.stmt.rolloutsOfLineFile.all(row.id) as { pk: number }[];
       this.db.transaction(() => {
+        for (const p of pks) this.touch(pass, p.pk);
         this.stmt.deleteCallsOfFile.run(row.id);
         this.stmt.deleteLineRollouts.run(row.id);
         this.stmt.unlinkLineFile.run(row.id);
         this.stmt.resetFile.run(row.id);
       })();
-      for (const p of pks) this.touch(pass, p.pk);
       Object.assign(row, { offset: 0, next_line: 1, pending: 0 });
     }
     this.dropProvisionalTail(pass, row.id);
@@ -561,8 +563,8 @@ export class Ingestor {
         this.stmt.deleteRollout.run(tail);
       } else if (r) this.stmt.unlinkRolloutLine.run(tail);
       this.stmt.setTail.run(null, fileId);
+      this.touch(pass, tail);
     })();
-    this.touch(pass, tail);
   }
 
   /** The rest of a rollouts file, its slices parsed by workers and stored in file order; where it stopped. */
@@ -662,6 +664,12 @@ export class Ingestor {
     }
     return last;
   }
+}
+
+/** Notes a rollout the pass changed. */
+function changed(stats: IngestStats, pk: number): void {
+  if (stats.rolloutsChanged.size === 0) stats.onFirstChange?.();
+  stats.rolloutsChanged.add(pk);
 }
 
 /** `length` bytes of `fd` at `position`; null when the file ends before. */

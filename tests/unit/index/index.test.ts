@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, promises as fsp, readdirSync, readFileSync, symlinkSync, writeFileSync, truncateSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { presentRollout } from '../../../lib/api/present';
 import { buildAttachment, collectCapture, mergeCaptureIntoLine } from '../../../lib/capture/attachment';
@@ -324,6 +325,58 @@ describe('live ingest', () => {
     const fourth = await openIndex([root], dir);
     expect(fourth.listRuns()[0].totals.calls).toBe(3);
     fourth.close();
+  });
+
+  it('run totals kept with the compare figures serve a warm start, and give way to a change made while closed', async () => {
+    const root = path.join(fx.tmp, 'kept-totals');
+    await fsp.cp(fx.demo, root, { recursive: true });
+    const dir = path.join(fx.tmp, 'kept-totals-index');
+    const first = await CallscopeIndex.open([{ path: root }], dir, { compareFillMin: 1 });
+    await first.refresh();
+    await first.compareFilled();
+    const before = first.listRuns();
+    first.close();
+    const run = before.find((r) => r.capture_dir && r.totals.calls > 0)!;
+    const stored = () => {
+      const db = new Database(path.join(dir, 'index.sqlite'), { readonly: true });
+      try {
+        const sql = "SELECT json_extract(stats, '$.comparison.totals') FROM run_stats JOIN runs ON runs.no = run_no WHERE runs.id = ?";
+        return JSON.parse((db.prepare(sql).pluck().get(run.id) as string | undefined) ?? 'null') as unknown;
+      } finally {
+        db.close();
+      }
+    };
+    expect(stored()).toEqual(run.totals);
+
+    // Unchanged files: the warm start's totals, during its pass and after, are the kept ones.
+    const warm = await CallscopeIndex.open([{ path: root }], dir, { compareFillMin: 1 });
+    const pass = warm.refresh();
+    expect(warm.listRuns().map((r) => r.totals)).toEqual(before.map((r) => r.totals));
+    await pass;
+    expect(warm.listRuns().map((r) => r.totals)).toEqual(before.map((r) => r.totals));
+    warm.close();
+
+    // A call appended while closed: seen once the pass reads it, and the figures stored again with it.
+    const file = path.join(run.capture_dir!, readdirSync(run.capture_dir!).find((f) => f.endsWith('.capture.jsonl'))!);
+    appendFileSync(file, line(makeExchange({ model_call_id: 'appended-while-closed' })));
+    const changed = await CallscopeIndex.open([{ path: root }], dir, { compareFillMin: 1 });
+    const reading = changed.refresh();
+    changed.listRuns(); // totals asked for while the pass runs
+    await reading;
+    const after = changed.listRuns().find((r) => r.id === run.id)!;
+    expect(after.totals.calls).toBe(run.totals.calls + 1);
+    await changed.compareFilled();
+    expect(stored()).toEqual(after.totals);
+    changed.close();
+  });
+
+  it('closing the index while a pass runs ends the pass quietly (no write to the closed database)', async () => {
+    const dir = path.join(fx.tmp, 'close-mid-pass');
+    const index = await CallscopeIndex.open([{ path: fx.demo }], dir);
+    const pass = index.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    index.close();
+    await expect(pass).resolves.toBeUndefined();
   });
 
   it('a deleted capture file leaves a no_records rollout; a marker appears as incomplete', async () => {
