@@ -211,6 +211,7 @@ async function reportProgress(instance: Instance, io: CliIO): Promise<void> {
   const native = nativeScanStatus();
   if (!native.loaded) io.stderr.write(`callscope: capture lines are read by the JavaScript scan (slower): ${native.error}\n`);
   await instance.ready;
+  if (instance.index.isClosed) return; // stopped before the pass ended
   for (const run of instance.index.listRuns()) {
     const p = run.progress;
     const detail = p.state === 'error' ? `error: ${p.error}` : `${run.totals.rollouts} rollouts, ${run.totals.calls} calls`;

@@ -83,6 +83,11 @@ export class CallscopeIndex extends EventEmitter {
     return index;
   }
 
+  /** Whether close() was called (a pass that was running when it was ends without writing). */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   close(): void {
     this.closed = true;
     this.compareCache.flush(this.db);
