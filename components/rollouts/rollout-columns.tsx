@@ -1,4 +1,5 @@
 import type { ColumnDef } from '@tanstack/react-table';
+import type { CSSProperties } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { formatCount, formatMs, formatReward } from '@/lib/view/format';
@@ -14,6 +15,11 @@ export interface ColumnMeta {
   title?: string;
 }
 type Column = ColumnDef<RolloutItem> & { meta: ColumnMeta };
+
+/** A column's share of a row: its width, and of any width left over in proportion to it (as table-layout: fixed). */
+export function columnFlex(width: number): CSSProperties {
+  return { flex: `${width} 0 ${width}px`, minWidth: 0 };
+}
 
 const muted = (text: string, known: boolean) => <span className={known ? undefined : 'text-muted'}>{text}</span>;
 
