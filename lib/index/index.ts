@@ -280,10 +280,12 @@ export class CallscopeIndex extends EventEmitter {
    * another connection (another process on the same index: data_version moves) drops every kept part.
    */
   private totals(runNo: number, id: string): RunTotals {
-    // A pass that has not changed any of the run's rollouts yet (a warm start over unchanged files, 100k stats)
-    // leaves the kept totals true: a run read whole here took a third of a second of the first /api/runs.
+    // Before a run's first pass has changed any of its rollouts (a warm start over unchanged files: 100k stats, or
+    // no pass begun yet) the kept totals are true, stored ones included: the figures stored with the compare cache
+    // are dropped in the transaction of any pass's first change. Reading the run whole instead took a third of a
+    // second of the first /api/runs over 100k rollouts.
     const pass = this.passes.get(runNo);
-    if (this.progress.get(id)?.state !== 'ready' && (!pass || pass.rolloutsChanged.size > 0)) return runTotals(this.db, runNo);
+    if (this.progress.get(id)?.state !== 'ready' && pass && pass.rolloutsChanged.size > 0) return runTotals(this.db, runNo);
     const version = this.db.pragma('data_version', { simple: true }) as number;
     if (version !== this.dataVersion) {
       this.compareCache.dropTotals();
