@@ -2,9 +2,9 @@
 
 import { flexRender, getCoreRowModel, useReactTable, type Row } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from 'react';
+import { memo, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { cx } from '@/components/ui/cn';
-import { barScale, pageMaxima, shownTokenRows, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
+import { barScale, barScaleCss, pageMaxima, shownTokenRows, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
 import { columnFlex, rolloutColumns, type ColumnMeta } from './rollout-columns';
 import { SortHeader } from './sort-header';
 
@@ -27,7 +27,8 @@ interface Props {
 export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, changed, footer, busy }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const scale = useMemo(() => barScale(pageMaxima(shownTokenRows(rows), TOKEN_FIELDS)), [rows]);
+  const scope = `bars-${useId().replace(/[^\w-]/g, '')}`;
+  const scaleCss = useMemo(() => barScaleCss(scope, barScale(pageMaxima(shownTokenRows(rows), TOKEN_FIELDS))), [scope, rows]);
   const columns = useMemo(() => rolloutColumns(run), [run]);
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.key, manualSorting: true });
   const virtualizer = useVirtualizer({
@@ -54,7 +55,8 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
   // keep the table semantics that CSS display would drop.
   return (
     <div ref={scroller} className={cx('h-[calc(100vh-300px)] min-h-[420px] overflow-auto rounded-lg border border-line transition-opacity', busy && 'opacity-60')}>
-      <table role="table" aria-rowcount={rows.length + 1} className="grid w-full text-[13px]" style={{ minWidth: width, ...(scale as CSSProperties) }}>
+      <style>{scaleCss}</style>
+      <table role="table" aria-rowcount={rows.length + 1} className={cx('grid w-full text-[13px]', scope)} style={{ minWidth: width }}>
         <thead role="rowgroup" className="sticky top-0 z-10 grid bg-panel text-xs text-muted shadow-[0_1px_0_var(--line)]">
           {table.getHeaderGroups().map((group) => (
             <tr role="row" aria-rowindex={1} key={group.id} className="flex w-full">

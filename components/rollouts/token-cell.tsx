@@ -1,11 +1,11 @@
 import { formatCompact, formatCount } from '@/lib/view/format';
-import { barMaxVar, USAGE_NOTE } from '@/lib/view/table';
+import { barClass, barMaxVar, USAGE_NOTE } from '@/lib/view/table';
 
 /**
  * A token count with a small bar relative to the maximum of the rows loaded; unknown shows a dash and no bar at
  * all. A count `fromUsage` (the rollout line's response.usage, shownTokens) is set in italics.
  *
- * The bar's width is computed by CSS from the count and the table's maximum (barScale, lib/view/table.ts), so
+ * The bar's width is computed by CSS from the count and the table's maximum (barScaleCss, lib/view/table.ts), so
  * that a page that raises a maximum while scrolling restyles the bars in sight instead of rendering every row.
  */
 export function TokenCell({ value, field, label, note, fromUsage = false }: { value: number | null; field: string; label: string; note?: string; fromUsage?: boolean }) {
@@ -17,7 +17,7 @@ export function TokenCell({ value, field, label, note, fromUsage = false }: { va
       <span className={value === null ? 'text-muted' : fromUsage ? 'italic' : undefined}>{formatCompact(value)}</span>
       {shown ? (
         <span aria-hidden className="block h-1 w-full rounded-full bg-line/70">
-          <span className="block h-1 rounded-full bg-accent/70" style={{ width: `calc(clamp(0, ${value} / var(${barMaxVar(field)}), 1) * 100%)` }} />
+          <span className={`block h-1 rounded-full bg-accent/70 ${barClass(field)}`} style={{ width: `calc(clamp(0, ${value} / var(${barMaxVar(field)}), 1) * 100%)` }} />
         </span>
       ) : null}
     </div>

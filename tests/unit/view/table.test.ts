@@ -4,7 +4,7 @@ import { RolloutQuerySchema } from '../../../lib/api/schemas';
 import type { RolloutRow } from '../../../lib/index/queries';
 import { toCsv } from '../../../lib/view/csv';
 import {
-  activeFilters, barMaxVar, barScale, gapLabel, gapTitle, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
+  activeFilters, barClass, barMaxVar, barScale, barScaleCss, gapLabel, gapTitle, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
 } from '../../../lib/view/table';
 
 describe('parseRolloutView', () => {
@@ -74,6 +74,14 @@ describe('inline token bars', () => {
       '--bar-max-tokens_total': 1,
     });
     expect(barMaxVar('tokens_in')).toBe('--bar-max-tokens_in');
+  });
+
+  it("the scale as style rules on each field's bars inside the table's scope (restyling the bars, not the table)", () => {
+    expect(barScaleCss('bars-r1', { '--bar-max-tokens_in': 400, '--bar-max-tokens_out': 1 }).split('\n')).toEqual([
+      '.bars-r1 .bar-tokens_in{--bar-max-tokens_in:400}',
+      '.bars-r1 .bar-tokens_out{--bar-max-tokens_out:1}',
+    ]);
+    expect(barClass('tokens_total')).toBe('bar-tokens_total');
   });
 });
 
