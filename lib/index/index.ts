@@ -58,8 +58,8 @@ export class CallscopeIndex extends EventEmitter {
   private dataVersion = -1;
   private again = false;
   private closed = false;
-  /** Each run's pass in progress (its stats: what it has changed so far). */
-  private readonly passes = new Map<number, IngestStats>();
+  /** Each run's passes in progress (a full pass and the live path's can overlap): what each has changed so far. */
+  private readonly passes = new Map<number, Set<IngestStats>>();
   private fillChecked = false;
   private readonly fillScheduled = new Set<number>();
   private filling: Promise<void> = Promise.resolve();
@@ -217,7 +217,9 @@ export class CallscopeIndex extends EventEmitter {
     const stats: IngestStats = {
       filesRead: 0, bytesRead: 0, linesRead: 0, rolloutsChanged: new Set(), onFirstChange: () => this.compareCache.dropStored(this.db, run.no),
     };
-    this.passes.set(run.no, stats);
+    let running = this.passes.get(run.no);
+    if (!running) this.passes.set(run.no, (running = new Set()));
+    running.add(stats);
     try {
       await this.ingestor.ingestRun(run.no, run, stats, only);
       p.state = 'ready';
@@ -227,7 +229,8 @@ export class CallscopeIndex extends EventEmitter {
       p.state = 'error';
       p.error = (err as Error).message;
     } finally {
-      if (this.passes.get(run.no) === stats) this.passes.delete(run.no);
+      running.delete(stats);
+      if (running.size === 0) this.passes.delete(run.no);
     }
     if (this.closed) return;
     p.files_read += stats.filesRead;
@@ -284,8 +287,9 @@ export class CallscopeIndex extends EventEmitter {
     // no pass begun yet) the kept totals are true, stored ones included: the figures stored with the compare cache
     // are dropped in the transaction of any pass's first change. Reading the run whole instead took a third of a
     // second of the first /api/runs over 100k rollouts.
-    const pass = this.passes.get(runNo);
-    if (this.progress.get(id)?.state !== 'ready' && pass && pass.rolloutsChanged.size > 0) return runTotals(this.db, runNo);
+    if (this.progress.get(id)?.state !== 'ready' && [...(this.passes.get(runNo) ?? [])].some((p) => p.rolloutsChanged.size > 0)) {
+      return runTotals(this.db, runNo);
+    }
     const version = this.db.pragma('data_version', { simple: true }) as number;
     if (version !== this.dataVersion) {
       this.compareCache.dropTotals();
