@@ -47,21 +47,28 @@ export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCa
   return aggregateRow(callTotals(calls), r, hasCaptureDir);
 }
 
-const SET = `num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?, latency_sum = ?,
-  latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ?, gap_count = ?, model_servers = ?, dialects = ?, error_categories = ?, started_at = ?,
-  completed_at = ?, mismatch = ?`;
+/** The SET list of the aggregates: the call totals' first 10, gaps, gap_count, the other 5, mismatch. */
+function setList(gaps: string, gapCount: string, mismatch: string): string {
+  return `num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?, latency_sum = ?,
+  latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ${gaps}, gap_count = ${gapCount}, model_servers = ?, dialects = ?, error_categories = ?,
+  started_at = ?, completed_at = ?, mismatch = ${mismatch}`;
+}
+
+/** The values of `aggregateRow`, in order. */
+const SET = setList('?', '?', '?');
 
 /**
- * `SET` for a rollout of a run with a capture dir whose capture state is given (the capture path of ingest): what
- * the state SELECT would have been read for is decided in SQL instead, so the statement needs no read first. A
- * rollout without an id gets no gaps (gapsAndMismatch's first case); the mismatch compares the row's own
- * attachment. Parameters: SET_CAPTURED_PARAMS.
+ * The SET list for a rollout of a run with a capture dir whose capture state is given (ingest's capture path),
+ * then that state: what gapsAndMismatch reads the row for is decided in SQL, so the statement needs no read first.
+ * A rollout without an id gets no gaps (gapsAndMismatch's first case); the mismatch compares the row's own
+ * attachment with the given call count and token total (the two parameters in its place). See storeCaptured.
  */
-const SET_CAPTURED = `num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?, latency_sum = ?,
-  latency_max = ?, ttft_p50 = ?, errors = ?, gaps = CASE WHEN rollout_id IS NULL THEN '[]' ELSE ? END,
-  gap_count = CASE WHEN rollout_id IS NULL THEN 0 ELSE ? END, model_servers = ?, dialects = ?, error_categories = ?, started_at = ?,
-  completed_at = ?, mismatch = CASE WHEN attached_calls IS NOT NULL AND (attached_calls IS NOT ? OR attached_tokens_total IS NOT ?) THEN 1 ELSE 0 END,
-  capture_file = ?, unreadable = ?, marker = ?`;
+const SET_CAPTURED =
+  setList(
+    "CASE WHEN rollout_id IS NULL THEN '[]' ELSE ? END",
+    'CASE WHEN rollout_id IS NULL THEN 0 ELSE ? END',
+    'CASE WHEN attached_calls IS NOT NULL AND (attached_calls IS NOT ? OR attached_tokens_total IS NOT ?) THEN 1 ELSE 0 END',
+  ) + ', capture_file = ?, unreadable = ?, marker = ?';
 
 export class RolloutAggregator {
   private readonly stmt;

@@ -279,14 +279,13 @@ export class CallscopeIndex extends EventEmitter {
    * A run's totals: every page and /api/runs ask for them, and over 100k rollouts a scan of the run's rows costs
    * tens of milliseconds. Once the run is indexed they come from the compare cache's per-batch parts, which a
    * change drops for its own batches only (so a live run reads one batch again, and the other runs nothing).
-   * While a pass is still indexing the run they are read whole each time, so that they grow visibly; a write by
-   * another connection (another process on the same index: data_version moves) drops every kept part.
+   * While the run's first pass has changed rollouts and is still going, they are read whole each time, so that they
+   * grow visibly. Before that (a warm start over unchanged files, or no pass begun yet) the kept ones hold, those
+   * stored by a previous process included (the compare cache drops them in the transaction of a pass's first
+   * change), so that /api/runs answers at once instead of reading 100k rows. A write by another connection (another
+   * process on the same index: data_version moves) drops every kept part.
    */
   private totals(runNo: number, id: string): RunTotals {
-    // Before a run's first pass has changed any of its rollouts (a warm start over unchanged files: 100k stats, or
-    // no pass begun yet) the kept totals are true, stored ones included: the figures stored with the compare cache
-    // are dropped in the transaction of any pass's first change. Reading the run whole instead took a third of a
-    // second of the first /api/runs over 100k rollouts.
     if (this.progress.get(id)?.state !== 'ready' && [...(this.passes.get(runNo) ?? [])].some((p) => p.rolloutsChanged.size > 0)) {
       return runTotals(this.db, runNo);
     }
