@@ -56,6 +56,15 @@ struct SkipTable {
 };
 const SkipTable SKIP;
 
+// The bytes after a backslash that end an escape there (all but `u`, whose hex digits follow).
+struct SimpleEscapeTable {
+  uint8_t c[256];
+  SimpleEscapeTable() : c{} {
+    for (const char* p = "\"\\/bfnrt"; *p; p++) c[(uint8_t)*p] = 1;
+  }
+};
+const SimpleEscapeTable SIMPLE_ESCAPE;
+
 struct Span {
   size_t start = NO, end = NO;
   bool set() const { return start != NO; }
@@ -658,11 +667,67 @@ struct Scan {
   }
 
   size_t rawBody(size_t i) const {
-    if (at(i) == '"') {
-      bool plain;
-      return checkedString(i, plain);
-    }
+    if (at(i) == '"') return checkedLongString(i);
     return value(i, 1);
+  }
+
+  // checkedString's answer for a long string, 64 bytes at a time. A raw body is JSON or SSE text inside a string:
+  // an escape every few bytes, and checkedString's 16-byte search stops at each. Here the escaped bytes come from
+  // the masks (as in skippedContainer), the end is the first unescaped quote, and the string is declined when a
+  // control byte or an escaped byte that no escape allows comes before it. A `u` escape before the end (its hex
+  // digits and surrogates to check) sends the string back to checkedString, which stays the reference.
+  size_t checkedLongString(size_t i) const {
+    uint64_t escapedIn = 0;  // bit 0: the block's first byte is escaped
+    alignas(16) uint8_t tail[64];
+    for (size_t base = i + 1; base < n; base += 64) {
+      const uint8_t* p = b + base;
+      if (base + 64 > n) {
+        // The last, partial block: padded with 0 bytes, control bytes that decline a string not ended before them.
+        std::memset(tail, 0, sizeof tail);
+        std::memcpy(tail, p, n - base);
+        p = tail;
+      }
+      StringMasks m = stringMasks(p);
+      uint64_t escaped = escapedIn;
+      escapedIn = 0;
+      if (m.backslash) {
+        const uint64_t odd = 0xAAAAAAAAAAAAAAAAULL;
+        uint64_t potential = m.backslash & ~escaped;
+        uint64_t code = (((potential << 1) | odd) - potential) ^ odd;
+        escapedIn = (code & m.backslash) >> 63;
+        escaped = code ^ (m.backslash | escaped);
+      }
+      uint64_t quotes = m.quote & ~escaped;
+      uint64_t before = quotes ? (quotes & (0 - quotes)) - 1 : ~0ULL;  // the bytes before the end
+      if (m.control & before) return NO;
+      for (uint64_t e = escaped & before; e; e &= e - 1) {
+        uint8_t c = p[__builtin_ctzll(e)];
+        if (c == 'u') {
+          bool plain;
+          return checkedString(i, plain);
+        }
+        if (!SIMPLE_ESCAPE.c[c]) return NO;
+      }
+      if (quotes) return base + __builtin_ctzll(quotes) + 1;
+    }
+    return NO;
+  }
+
+  struct StringMasks {
+    uint64_t quote, backslash, control;
+  };
+
+  static StringMasks stringMasks(const uint8_t* p) {
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctrl = _mm_set1_epi8(0x1f);
+    StringMasks m = {0, 0, 0};
+    for (int k = 0; k < 4; k++) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      int shift = 16 * k;
+      m.quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) << shift;
+      m.backslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)) << shift;
+      m.control |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, ctrl), ctrl)) << shift;
+    }
+    return m;
   }
 
   bool run() {

@@ -213,6 +213,32 @@ describe('fast capture-line scan = lossless scan (indexed row)', () => {
     fc.assert(fc.property(fc.oneof(exchangeLine, cleanLine, typedLine), mutation, (text, m) => check(mutate(text, m))), { numRuns: 4000 });
   });
 
+  it('long raw bodies: escapes, quotes and bad bytes at every position of the 64-byte blocks', () => {
+    // The native scan checks raw bodies 64 bytes at a time (checkedLongString): what ends the string, what declines
+    // it, and the escape state carried from one block to the next must not depend on where the blocks fall.
+    const piece = fc.constantFrom('a', 'data: {', 'é', '😀', ' ', '\\"', '\\\\', '\\\\\\"', '\\n', '\\/', '\\t', '\\b', '\\f', '\\r', '\\u00e9', '\\u0000');
+    // (A surrogate escape, even a valid pair, is one the native scan declines: the line goes to the JavaScript scan.)
+    const bad = fc.constantFrom('\\uD83D\\uDE00', '\\ud800', '\\udc00', '\\x', '\\u12', '\\u12"', '\t', '\u0001', '\\', '\\\\\\');
+    let answered = 0;
+    fc.assert(
+      fc.property(
+        fc.nat(70), fc.array(piece, { minLength: 1, maxLength: 120 }), fc.option(fc.tuple(fc.nat(), bad), { freq: 2 }), fc.boolean(),
+        (pad, pieces, spoil, ended) => {
+          const body = ['x'.repeat(pad), ...pieces];
+          if (spoil) body.splice(spoil[0] % (body.length + 1), 0, spoil[1]);
+          const text = `{"request":{},"response":{},"response_raw":"${body.join('')}${ended ? '"}' : ''}`;
+          check(Buffer.from(text, 'utf8'));
+          if (!spoil && ended) {
+            expect(nativeCallValues(Buffer.from(text, 'utf8'), 0, 0), text).not.toBeNull();
+            answered++;
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(answered).toBeGreaterThan(500);
+  });
+
   it('arbitrary JSON texts and strings', () => {
     fc.assert(fc.property(valueTok, (t) => check(Buffer.from(t, 'utf8'))), { numRuns: 1000 });
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (t) => check(Buffer.from(t, 'utf8'))), { numRuns: 500 });
