@@ -294,26 +294,9 @@ struct Scan {
     uint64_t insideIn = 0;    // all ones: the block starts inside a string
     alignas(16) uint8_t tail[64];
     for (size_t base = i; base < n; base += 64) {
-      const uint8_t* p = b + base;
-      if (base + 64 > n) {
-        // The last, partial block: padded with 0 bytes, which decline outside a string and never end one.
-        std::memset(tail, 0, sizeof tail);
-        std::memcpy(tail, p, n - base);
-        p = tail;
-      }
+      const uint8_t* p = block(base, tail);
       Masks m = masks(p);
-      // Escaped bytes (simdjson's json_escape_scanner): the bytes after an odd-length run of backslashes.
-      uint64_t escaped;
-      if (!m.backslash) {
-        escaped = escapedIn;
-        escapedIn = 0;
-      } else {
-        const uint64_t odd = 0xAAAAAAAAAAAAAAAAULL;
-        uint64_t potential = m.backslash & ~escapedIn;
-        uint64_t code = (((potential << 1) | odd) - potential) ^ odd;
-        escaped = code ^ (m.backslash | escapedIn);
-        escapedIn = (code & m.backslash) >> 63;
-      }
+      uint64_t escaped = escapedBytes(m.backslash, escapedIn);
       uint64_t quotes = m.quote & ~escaped;
       uint64_t inside = prefixXor(quotes) ^ insideIn;  // an opening quote is inside, a closing one is not
       insideIn = (uint64_t)0 - (inside >> 63);
@@ -339,6 +322,28 @@ struct Scan {
       }
     }
     return NO;
+  }
+
+  // 64 bytes of the text from `base`: in place, or for the last, partial block a copy padded with 0 bytes, which
+  // decline outside a string and, as control bytes, a string not ended before them.
+  const uint8_t* block(size_t base, uint8_t* tail) const {
+    if (base + 64 <= n) return b + base;
+    std::memset(tail, 0, 64);
+    std::memcpy(tail, b + base, n - base);
+    return tail;
+  }
+
+  // The escaped bytes of a block (simdjson's json_escape_scanner): the bytes after an odd-length run of backslashes.
+  // `carry` (bit 0: the block's first byte is escaped) is read, and set for the next block.
+  static uint64_t escapedBytes(uint64_t backslash, uint64_t& carry) {
+    uint64_t in = carry;
+    carry = 0;
+    if (!backslash) return in;
+    const uint64_t odd = 0xAAAAAAAAAAAAAAAAULL;
+    uint64_t potential = backslash & ~in;
+    uint64_t code = (((potential << 1) | odd) - potential) ^ odd;
+    carry = (code & backslash) >> 63;
+    return code ^ (backslash | in);
   }
 
   struct Masks {
@@ -680,23 +685,9 @@ struct Scan {
     uint64_t escapedIn = 0;  // bit 0: the block's first byte is escaped
     alignas(16) uint8_t tail[64];
     for (size_t base = i + 1; base < n; base += 64) {
-      const uint8_t* p = b + base;
-      if (base + 64 > n) {
-        // The last, partial block: padded with 0 bytes, control bytes that decline a string not ended before them.
-        std::memset(tail, 0, sizeof tail);
-        std::memcpy(tail, p, n - base);
-        p = tail;
-      }
+      const uint8_t* p = block(base, tail);
       StringMasks m = stringMasks(p);
-      uint64_t escaped = escapedIn;
-      escapedIn = 0;
-      if (m.backslash) {
-        const uint64_t odd = 0xAAAAAAAAAAAAAAAAULL;
-        uint64_t potential = m.backslash & ~escaped;
-        uint64_t code = (((potential << 1) | odd) - potential) ^ odd;
-        escapedIn = (code & m.backslash) >> 63;
-        escaped = code ^ (m.backslash | escaped);
-      }
+      uint64_t escaped = escapedBytes(m.backslash, escapedIn);
       uint64_t quotes = m.quote & ~escaped;
       uint64_t before = quotes ? (quotes & (0 - quotes)) - 1 : ~0ULL;  // the bytes before the end
       if (m.control & before) return NO;
