@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { callIdSql } from './call-id';
 import { discoverRuns, type PathSpec, type RunSource } from './discovery';
 import { Ingestor, type IngestStats } from './ingest';
 import type { IngestOptions } from './parallel';
@@ -450,7 +451,7 @@ export class CallscopeIndex extends EventEmitter {
   }
 }
 
-const CALL_ROW_COLUMNS = `call_index, model_call_id, model_server, model, dialect, status_code, error_category, finish_reason, started_at,
+const CALL_ROW_COLUMNS = `call_index, ${callIdSql('model_call_id')}, model_server, model, dialect, status_code, error_category, finish_reason, started_at,
   completed_at, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, cache_creation_tokens, cache_hit, latency_ms, ttft_ms, tool_calls`;
 
 // Raw rows and an object literal: several times faster than better-sqlite3's object mode at 30,000 rows.

@@ -18,6 +18,7 @@ import type Database from 'better-sqlite3';
 import { readRolloutLine } from './rollout-line';
 import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-read';
 import { RolloutAggregator } from './aggregate';
+import { storedCallId } from './call-id';
 import { CALL_WIDTH, NEW_FILE, readCaptureFile, resumeFrom, unpackCall, type CaptureRead, type FileState, type PackedCalls } from './capture-read';
 import { FoldCache, RolloutFold } from './live-aggregate';
 import { DEFAULT_MIN_BYTES, DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, IngestPool, OrderedJobs, workerCount, type IngestOptions } from './parallel';
@@ -613,7 +614,7 @@ export class Ingestor {
    */
   private insertCallRow(v: unknown[]): void {
     this.stmt.insertCall.run(
-      v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20],
+      v[0], v[1], storedCallId(v[2]), v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20],
       v[21], v[22], v[23], v[24], v[25], v[26], v[27], v[28],
     );
   }

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import { isJsonObject, parsePython, serialize, type JsonObject, type JsonValue } from '../capture/json';
 import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
+import { callIdSql, storedCallId } from './call-id';
 import { scanExchangeLine } from './scan';
 
 export interface CallLocation {
@@ -25,7 +26,7 @@ export interface CallLocation {
 }
 
 // Offsets are stored relative to the line's start (smaller rows); callers get them absolute.
-const LOCATION_SQL = `SELECT c.rollout_pk, c.call_index, c.model_call_id, f.path, f.kind, c.line_offset, c.line_length,
+const LOCATION_SQL = `SELECT c.rollout_pk, c.call_index, ${callIdSql('c.model_call_id')} AS model_call_id, f.path, f.kind, c.line_offset, c.line_length,
   c.line_offset + c.req_off AS req_off, c.req_len, c.line_offset + c.resp_off AS resp_off, c.resp_len, c.model
   FROM calls c JOIN files f ON f.id = c.file_id`;
 
@@ -34,7 +35,7 @@ export function locateCall(db: Database.Database, rolloutPk: number, callId: str
   const byIndex = /^i(\d{1,9})$/.exec(callId);
   const row = byIndex
     ? db.prepare(`${LOCATION_SQL} WHERE c.rollout_pk = ? AND c.call_index = ?`).get(rolloutPk, Number(byIndex[1]))
-    : db.prepare(`${LOCATION_SQL} WHERE c.rollout_pk = ? AND c.model_call_id = ? ORDER BY c.call_index LIMIT 1`).get(rolloutPk, callId);
+    : db.prepare(`${LOCATION_SQL} WHERE c.rollout_pk = ? AND c.model_call_id = ? ORDER BY c.call_index LIMIT 1`).get(rolloutPk, storedCallId(callId));
   return (row as CallLocation | undefined) ?? null;
 }
 

@@ -7,7 +7,7 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {
@@ -86,7 +86,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
 CREATE TABLE IF NOT EXISTS calls (
   rollout_pk INTEGER NOT NULL,
   call_index INTEGER NOT NULL,
-  model_call_id TEXT,
+  -- NeMo Gym's ids (uuid4().hex) as their 16 bytes, any other as text (call-id.ts)
+  model_call_id,
   file_id INTEGER, line_offset INTEGER, line_length INTEGER,
   req_off INTEGER, req_len INTEGER, resp_off INTEGER, resp_len INTEGER,
   model_server TEXT, model TEXT, dialect TEXT,

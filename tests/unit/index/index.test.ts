@@ -301,6 +301,32 @@ describe('live ingest', () => {
     reportFigure('R7', 'a capture file that is a symlink to a canary outside the dir, and a FIFO: neither read', { probes: 2, escapes: 0 });
   });
 
+  it("model_call_ids: NeMo Gym's (uuid4().hex) stored as 16 bytes, any other as text; each reads back and is found as it was", async () => {
+    const captures = path.join(fx.tmp, 'call-ids', 'run', 'captures');
+    mkdirSync(captures, { recursive: true });
+    const hex = '9f1c2d3e4a5b6c7d8e9f0a1b2c3d4e5f';
+    const ids = [hex, hex.toUpperCase(), hex.slice(1), `${hex}0`, 'call-1', null];
+    writeFileSync(path.join(captures, '0-0.capture.jsonl'), ids.map((id) => line(makeExchange({ model_call_id: id }))).join(''));
+    for (const options of [{ workers: 0 }, { workers: 1, minFiles: 0, awaitWorkers: true }]) {
+      const index = await CallscopeIndex.open([{ path: path.join(fx.tmp, 'call-ids') }], path.join(fx.tmp, `idx-call-ids-${options.workers}`), options);
+      await index.refresh();
+      const stored = index.db.prepare('SELECT typeof(model_call_id) AS type, length(model_call_id) AS length FROM calls ORDER BY call_index').all();
+      expect(stored).toEqual([
+        { type: 'blob', length: 16 }, { type: 'text', length: 32 }, { type: 'text', length: 31 }, { type: 'text', length: 33 },
+        { type: 'text', length: 6 }, { type: 'null', length: null },
+      ]);
+      const run = index.listRuns()[0].id;
+      expect(index.rolloutCalls(run, '0-0')!.map((c) => c.model_call_id)).toEqual(ids);
+      // Found by the id as written: the lowercase id is not its uppercase twin, and the reverse.
+      ids.forEach((id, k) => {
+        const ref = id ?? `i${k}`;
+        expect(index.callContext(run, '0-0', ref)?.call).toMatchObject({ call_index: k, model_call_id: id });
+      });
+      expect(index.callContext(run, '0-0', hex.slice(0, 31) + 'e')).toBeNull();
+      index.close();
+    }
+  });
+
   it('restart over unchanged files reads nothing; truncated and replaced files are read again', async () => {
     const root = path.join(fx.tmp, 'restart');
     const captures = path.join(root, 'run', 'captures');
