@@ -1,5 +1,5 @@
 // How the index stores a call's model_call_id. NeMo Gym mints it as `uuid4().hex` (spec §3: 32 lowercase hex
-// characters): such an id is stored as its 16 bytes (a BLOB), half the size of its text in a row of about 200
+// characters): such an id is stored as its 16 bytes (a BLOB), not 33 bytes of text, in a call row of about 200
 // bytes; any other string is stored as it is (TEXT), so every id reads back exactly as it was written.
 
 const CANONICAL = /^[0-9a-f]{32}$/;
