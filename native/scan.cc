@@ -56,7 +56,7 @@ struct SkipTable {
 };
 const SkipTable SKIP;
 
-// The bytes after a backslash that end an escape there (all but `u`, whose hex digits follow).
+// The bytes after a backslash that make an escape of two bytes (all but `u`, whose four hex digits follow).
 struct SimpleEscapeTable {
   uint8_t c[256];
   SimpleEscapeTable() : c{} {
@@ -137,15 +137,20 @@ struct Scan {
       plain = false;
       if (j + 1 >= n) return NO;
       uint8_t e = b[j + 1];
-      if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+      if (SIMPLE_ESCAPE.c[e]) {
         j += 2;
         continue;
       }
-      if (e != 'u' || j + 5 >= n || !isHex(b[j + 2]) || !isHex(b[j + 3]) || !isHex(b[j + 4]) || !isHex(b[j + 5])) return NO;
-      uint8_t h = b[j + 2], h2 = b[j + 3];
-      if ((h == 'd' || h == 'D') && (h2 == '8' || h2 == '9' || (h2 >= 'a' && h2 <= 'f') || (h2 >= 'A' && h2 <= 'F'))) return NO;
+      if (e != 'u' || !unicodeEscape(j + 1)) return NO;
       j += 6;
     }
+  }
+
+  // Whether the `u` at u starts an escape checkedString reads: four hex digits, and not a surrogate (declined).
+  bool unicodeEscape(size_t u) const {
+    if (u + 4 >= n || !isHex(b[u + 1]) || !isHex(b[u + 2]) || !isHex(b[u + 3]) || !isHex(b[u + 4])) return false;
+    uint8_t h = b[u + 1], h2 = b[u + 2];
+    return !((h == 'd' || h == 'D') && (h2 == '8' || h2 == '9' || (h2 >= 'a' && h2 <= 'f') || (h2 >= 'A' && h2 <= 'F')));
   }
 
   // A string whose value is read: checked, and without escapes (its bytes are its value). NO otherwise.
@@ -679,8 +684,7 @@ struct Scan {
   // checkedString's answer for a long string, 64 bytes at a time. A raw body is JSON or SSE text inside a string:
   // an escape every few bytes, and checkedString's 16-byte search stops at each. Here the escaped bytes come from
   // the masks (as in skippedContainer), the end is the first unescaped quote, and the string is declined when a
-  // control byte or an escaped byte that no escape allows comes before it. A `u` escape before the end (its hex
-  // digits and surrogates to check) sends the string back to checkedString, which stays the reference.
+  // control byte or an escape checkedString declines comes before it.
   size_t checkedLongString(size_t i) const {
     uint64_t escapedIn = 0;  // bit 0: the block's first byte is escaped
     alignas(16) uint8_t tail[64];
@@ -692,12 +696,9 @@ struct Scan {
       uint64_t before = quotes ? (quotes & (0 - quotes)) - 1 : ~0ULL;  // the bytes before the end
       if (m.control & before) return NO;
       for (uint64_t e = escaped & before; e; e &= e - 1) {
-        uint8_t c = p[__builtin_ctzll(e)];
-        if (c == 'u') {
-          bool plain;
-          return checkedString(i, plain);
-        }
-        if (!SIMPLE_ESCAPE.c[c]) return NO;
+        unsigned k = __builtin_ctzll(e);
+        // A `u` escape's hex digits are none of the bytes the masks mark, so they are checked where they are.
+        if (!SIMPLE_ESCAPE.c[p[k]] && !(p[k] == 'u' && unicodeEscape(base + k))) return NO;
       }
       if (quotes) return base + __builtin_ctzll(quotes) + 1;
     }
