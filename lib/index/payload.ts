@@ -8,7 +8,8 @@ import type Database from 'better-sqlite3';
 import { isJsonObject, parsePython, serialize, type JsonObject, type JsonValue } from '../capture/json';
 import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
 import { callIdSql, storedCallId } from './call-id';
-import { scanExchangeLine } from './scan';
+import { stripAscii } from '../capture/bytes';
+import { scanExchangeLineExact } from './scan';
 
 export interface CallLocation {
   rollout_pk: number;
@@ -54,7 +55,12 @@ async function readRange(handle: fsp.FileHandle, start: number, length: number):
   return buf;
 }
 
-/** The record of a capture call, derived from its line with `{}` standing in for the request value. */
+/**
+ * The record of a capture call, derived from its line with `{}` standing in for the request value. Derived by the
+ * lossless scan, not the ingest's fast one: the fast scan stands in "" for `request_raw`/`response_raw` and reads
+ * whole floats in tool-call arguments as integers, which is enough for the index's columns but not for a record
+ * that is served as the tolerant reader's own.
+ */
 async function recordFromCapture(handle: fsp.FileHandle, loc: CallLocation): Promise<ModelCallRecord | null> {
   let bytes: Buffer;
   if (loc.req_off !== null && loc.req_len !== null) {
@@ -65,7 +71,8 @@ async function recordFromCapture(handle: fsp.FileHandle, loc: CallLocation): Pro
   } else {
     bytes = await readRange(handle, loc.line_offset, loc.line_length);
   }
-  const outcome = scanExchangeLine(bytes, loc.call_index);
+  const stripped = stripAscii(bytes);
+  const outcome = scanExchangeLineExact(stripped, stripped.byteOffset - bytes.byteOffset, loc.call_index);
   if (outcome.kind !== 'record') return null;
   const record = outcome.call.record;
   if (loc.req_off !== null) record.model = loc.model;
