@@ -5,7 +5,18 @@ import { cn } from '@/components/ui/cn';
 
 export const controlClass = 'h-8 rounded-md border border-line bg-bg px-2 text-sm text-fg focus-visible:outline-2 focus-visible:outline-accent';
 
-/** A labelled select whose first option, "any", clears the filter. */
+type Option = string | [value: string, label: string, title?: string, group?: string];
+
+function optionElement(o: Option) {
+  const [v, text, title] = typeof o === 'string' ? [o, o] : o;
+  return (
+    <option key={v} value={v} title={title}>
+      {text}
+    </option>
+  );
+}
+
+/** A labelled select whose first option, "any", clears the filter; options with a group are shown under it. */
 export function FilterSelect({
   label,
   value,
@@ -14,7 +25,7 @@ export function FilterSelect({
 }: {
   label: string;
   value: string | null | undefined;
-  options: readonly (string | [value: string, label: string, title?: string])[];
+  options: readonly Option[];
   onChange: (value: string | null) => void;
 }) {
   const id = useId();
@@ -25,14 +36,12 @@ export function FilterSelect({
       <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value || null)} className={cn(controlClass, 'w-28', value && 'border-accent')}>
         <option value="">any</option>
         {value && !known ? <option value={value}>{value}</option> : null}
-        {options.map((o) => {
-          const [v, text, title] = typeof o === 'string' ? [o, o] : o;
-          return (
-            <option key={v} value={v} title={title}>
-              {text}
-            </option>
-          );
-        })}
+        {options.filter((o) => typeof o === 'string' || !o[3]).map(optionElement)}
+        {[...new Set(options.flatMap((o) => (typeof o === 'string' || !o[3] ? [] : [o[3]])))].map((group) => (
+          <optgroup key={group} label={group}>
+            {options.filter((o) => typeof o !== 'string' && o[3] === group).map(optionElement)}
+          </optgroup>
+        ))}
       </select>
     </div>
   );

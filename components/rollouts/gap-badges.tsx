@@ -1,5 +1,5 @@
 import { Badge } from '@/components/ui/badge';
-import { gapLabel, gapTitle } from '@/lib/view/table';
+import { gapLabel, gapTitle } from '@/lib/capture/vocabulary';
 
 /** A rollout's gaps (missing evidence) as badges; the title explains each code. */
 export function GapBadges({ gaps }: { gaps: { code: string; detail?: string }[] }) {

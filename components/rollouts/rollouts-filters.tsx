@@ -2,13 +2,16 @@
 
 import { X } from 'lucide-react';
 import { Button } from '@/components/ui/button';
-import { activeFilters, DIALECTS, ERROR_CATEGORIES, GAP_MEANINGS, gapLabel, type RolloutView } from '@/lib/view/table';
+import { DIALECTS, DIALECT_INFO, ERROR_CATEGORIES, ERROR_CATEGORY_INFO, GAP_CODES, GAP_GROUP_TITLES, gapLabel } from '@/lib/capture/vocabulary';
+import { activeFilters, type RolloutView } from '@/lib/view/table';
 import { FilterSelect } from './filter-select';
 import { NumberFilter } from './number-filter';
 import { SearchBox } from './search-box';
 import type { ViewPatch } from './use-rollout-view';
 
-const GAP_OPTIONS = Object.entries(GAP_MEANINGS).map(([code, meaning]) => [code, gapLabel(code), meaning] as [string, string, string]);
+const GAP_OPTIONS = Object.entries(GAP_CODES).map(([code, g]) => [code, gapLabel(code), `${g.title}: ${g.meaning}`, GAP_GROUP_TITLES[g.group]] as [string, string, string, string]);
+const DIALECT_OPTIONS = DIALECTS.map((d) => [d, d, DIALECT_INFO[d].meaning] as [string, string, string]);
+const ERROR_OPTIONS = ERROR_CATEGORIES.map((c) => [c, c, ERROR_CATEGORY_INFO[c].meaning] as [string, string, string]);
 const bool = (v: boolean | undefined) => (v === undefined ? null : String(v));
 const toBool = (v: string | null) => (v === null ? null : v === 'true');
 
@@ -23,9 +26,9 @@ export function RolloutsFilters({ view, setView, modelServers, unreadableLines }
     <div role="search" aria-label="filter rollouts" className="flex flex-wrap items-end gap-x-3 gap-y-2">
       <SearchBox value={view.q} onChange={(q) => setView({ q })} />
       <FilterSelect label="Model server" value={view.model_server} options={modelServers} onChange={(v) => setView({ model_server: v })} />
-      <FilterSelect label="Dialect" value={view.dialect} options={DIALECTS} onChange={(v) => setView({ dialect: v as RolloutView['dialect'] | null })} />
-      <FilterSelect label="Error category" value={view.error_category} options={ERROR_CATEGORIES} onChange={(v) => setView({ error_category: v })} />
-      <FilterSelect label="Gap" value={view.gap} options={GAP_OPTIONS} onChange={(v) => setView({ gap: v })} />
+      <FilterSelect label="Dialect" value={view.dialect} options={DIALECT_OPTIONS} onChange={(v) => setView({ dialect: v as RolloutView['dialect'] | null })} />
+      <FilterSelect label="Error category" value={view.error_category} options={ERROR_OPTIONS} onChange={(v) => setView({ error_category: v as RolloutView['error_category'] | null })} />
+      <FilterSelect label="Gap" value={view.gap} options={GAP_OPTIONS} onChange={(v) => setView({ gap: v as RolloutView['gap'] | null })} />
       <FilterSelect label="Errors" value={bool(view.has_errors)} options={[['true', 'with errors'], ['false', 'without errors']]} onChange={(v) => setView({ has_errors: toBool(v) })} />
       <FilterSelect label="Failed" value={bool(view.failed)} options={[['true', 'failed only'], ['false', 'not failed']]} onChange={(v) => setView({ failed: toBool(v) })} />
       {unreadableLines > 0 || view.line_problem !== undefined ? (

@@ -4,7 +4,8 @@
 // server renders the first page of the new view, so a shared link reproduces it exactly.
 import { createParser, parseAsFloat, parseAsString, parseAsStringLiteral, useQueryStates } from 'nuqs';
 import type { TransitionStartFunction } from 'react';
-import { DIALECTS, SORT_KEYS, type RolloutView } from '@/lib/view/table';
+import { DIALECTS, ERROR_CATEGORIES, GAP_CODE_LIST } from '@/lib/capture/vocabulary';
+import { SORT_KEYS, type RolloutView } from '@/lib/view/table';
 
 // Booleans and the attempt read exactly as the API schema reads them, so the controls never show a value
 // the server ignored.
@@ -20,8 +21,8 @@ const parsers = {
   q: parseAsString,
   model_server: parseAsString,
   dialect: parseAsStringLiteral(DIALECTS),
-  error_category: parseAsString,
-  gap: parseAsString,
+  error_category: parseAsStringLiteral(ERROR_CATEGORIES),
+  gap: parseAsStringLiteral(GAP_CODE_LIST),
   attempt: parseAsCount,
   reward_min: parseAsFloat,
   reward_max: parseAsFloat,

@@ -1,5 +1,6 @@
 // Inputs and outputs of the JSON API, one zod schema each; GET /api/openapi.json is generated from these.
 import { z } from 'zod';
+import { DIALECTS, ERROR_CATEGORIES, GAP_CODE_LIST, ROLLOUT_SOURCES, ROLLOUT_SOURCE_INFO } from '../capture/vocabulary';
 import { SORT_COLUMNS } from '../index/schema';
 
 /** Run ids are slugs; rollout keys are store-safe ids (§1.3) or line keys; call ids are hex or i<index>. */
@@ -16,9 +17,9 @@ export const RolloutQuerySchema = z
     order: z.enum(['asc', 'desc']).default('asc'),
     q: z.string().max(200).optional(),
     model_server: z.string().max(200).optional(),
-    dialect: z.enum(['responses', 'chat', 'messages']).optional(),
-    error_category: z.string().regex(/^[a-z_]{1,40}$/).optional(),
-    gap: z.string().regex(/^[a-z_]{1,80}$/).optional(),
+    dialect: z.enum(DIALECTS).optional(),
+    error_category: z.enum(ERROR_CATEGORIES).optional(),
+    gap: z.enum(GAP_CODE_LIST).optional().describe('only rollouts with this gap (a code of spec §5.3)'),
     attempt: z.coerce.number().int().min(0).optional(),
     reward_min: num.optional(),
     reward_max: num.optional(),
@@ -48,6 +49,12 @@ export const ErrorSchema = z.object({ error: z.object({ code: z.enum(['bad_reque
 export const HealthSchema = z.object({ ok: z.boolean(), version: z.string() });
 
 const nullableNumber = z.number().nullable();
+/** A gap as NeMo Gym serializes it (null fields omitted); its code is one of spec §5.3's, or a producer's own. */
+export const GapSchema = z.object({
+  code: z.string().meta({ description: 'a gap code (spec §5.3); the known ones are the `gap` filter\'s values', examples: GAP_CODE_LIST.slice(0, 6) }),
+  detail: z.string().optional(),
+  invocation_id: z.string().optional(),
+});
 const usageFields = {
   tokens_in: nullableNumber,
   tokens_out: nullableNumber,
@@ -105,7 +112,7 @@ export const RolloutRowSchema = z.object({
   failure_class: z.string().nullable(),
   agent: z.string().nullable(),
   task: z.string().nullable(),
-  source: z.string(),
+  source: z.enum(ROLLOUT_SOURCES).describe(ROLLOUT_SOURCES.map((s) => `"${s}": ${ROLLOUT_SOURCE_INFO[s].meaning}`).join(' ')),
   num_calls: z.number(),
   tokens_in: nullableNumber,
   tokens_out: nullableNumber,
@@ -116,7 +123,7 @@ export const RolloutRowSchema = z.object({
   latency_max: nullableNumber,
   ttft_p50: nullableNumber,
   errors: z.number(),
-  gaps: z.array(z.object({ code: z.string(), detail: z.string().optional(), invocation_id: z.string().optional() })),
+  gaps: z.array(GapSchema),
   model_servers: z.array(z.string()),
   dialects: z.array(z.string()),
   error_categories: z.array(z.string()),

@@ -19,6 +19,7 @@ import { readRolloutLine } from './rollout-line';
 import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-read';
 import { RolloutAggregator } from './aggregate';
 import { storedCallId } from './call-id';
+import { rolloutOrderKey } from './rollout-order';
 import { CALL_WIDTH, NEW_FILE, readCaptureFile, resumeFrom, unpackCall, type CaptureRead, type FileState, type PackedCalls } from './capture-read';
 import { FoldCache, RolloutFold } from './live-aggregate';
 import { DEFAULT_MIN_BYTES, DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, IngestPool, OrderedJobs, workerCount, type IngestOptions } from './parallel';
@@ -27,6 +28,7 @@ import type { RunSource } from './discovery';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
 import { isStoreRolloutId } from '../capture/ids';
 import { stripAscii } from '../capture/bytes';
+import { rolloutSource } from '../capture/vocabulary';
 
 export interface FileRow extends FileState {
   id: number;
@@ -103,7 +105,7 @@ export class Ingestor {
       deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
       rolloutByKey: db.prepare('SELECT pk, capture_file, marker FROM rollouts WHERE run_no = ? AND key = ?'),
       rolloutsOfRunPage: db.prepare('SELECT key, pk, capture_file, marker FROM rollouts WHERE run_no = ? AND pk > ? ORDER BY pk LIMIT ?'),
-      insertRollout: db.prepare("INSERT INTO rollouts (run_no, key, rollout_id, source) VALUES (?, ?, ?, 'capture')"),
+      insertRollout: db.prepare("INSERT INTO rollouts (run_no, key, rollout_id, source, order_key) VALUES (?, ?, ?, 'capture', ?)"),
       deleteCallsOfFile: db.prepare('DELETE FROM calls WHERE file_id = ?'),
       // A capture file holds one rollout's calls: deleting by the primary key's prefix, not a scan of file_id.
       deleteCallsOfCaptureFile: db.prepare('DELETE FROM calls WHERE rollout_pk = ? AND file_id = ?'),
@@ -121,11 +123,11 @@ export class Ingestor {
       upsertLine: db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
         task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
         attached_tokens_total = ?, attached_gaps = ?, usage_in = ?, usage_out = ?, usage_reasoning = ?, usage_cached = ?, usage_total = ?,
-        line_problem = ?, source = CASE WHEN ? THEN source ELSE ? END WHERE pk = ?`),
+        line_problem = ?, source = ? WHERE pk = ?`),
       insertLine: db.prepare(`INSERT INTO rollouts (run_no, key, rollout_id, line_file, line_no, line_offset, line_length, reward, task_index,
         rollout_index, attempt, failure_class, agent, task, search, attached_calls, attached_tokens_total, attached_gaps, usage_in, usage_out,
-        usage_reasoning, usage_cached, usage_total, line_problem, source)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN 'line' ELSE ? END)
+        usage_reasoning, usage_cached, usage_total, line_problem, source, order_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (run_no, key) DO NOTHING`),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
       tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
@@ -242,7 +244,7 @@ export class Ingestor {
     let r = pass.rollouts?.get(key) ?? (this.stmt.rolloutByKey.get(pass.runNo, key) as RolloutState | undefined);
     if (r) pass.rollouts?.set(key, r);
     else {
-      r = { pk: Number(this.stmt.insertRollout.run(pass.runNo, key, key).lastInsertRowid), capture_file: null, marker: 0 };
+      r = { pk: Number(this.stmt.insertRollout.run(pass.runNo, key, key, rolloutOrderKey(key)).lastInsertRowid), capture_file: null, marker: 0 };
       pass.rollouts?.set(key, r);
     }
     return r;
@@ -641,11 +643,11 @@ export class Ingestor {
         l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
         l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
         u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
-        l.problem, hasCaptureDir ? 1 : 0, l.attachment ? 'attachment' : 'line',
+        l.problem, rolloutSource(hasCaptureDir && l.rolloutId !== null, !!l.attachment),
       ];
       // A rollout new to the index is inserted with its line's columns at once (a cold pass: one statement a line,
       // no lookup first); a key already there (a capture-only rollout, a line read again) is looked up and updated.
-      const inserted = this.stmt.insertLine.run(runNo, key, ...values);
+      const inserted = this.stmt.insertLine.run(runNo, key, ...values, rolloutOrderKey(key));
       let pk = Number(inserted.lastInsertRowid);
       if (inserted.changes === 0) {
         let existing = this.stmt.lineRolloutByKey.get(runNo, key) as { pk: number; line_file: number | null } | undefined;
@@ -653,7 +655,7 @@ export class Ingestor {
           key = `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`; // the same id on two lines: keep both
           existing = this.stmt.lineRolloutByKey.get(runNo, key) as typeof existing;
         }
-        pk = existing ? existing.pk : Number(this.stmt.insertLine.run(runNo, key, ...values).lastInsertRowid);
+        pk = existing ? existing.pk : Number(this.stmt.insertLine.run(runNo, key, ...values, rolloutOrderKey(key)).lastInsertRowid);
         if (existing) this.stmt.upsertLine.run(...values, pk);
       }
       if (!hasCaptureDir && l.attachment) {

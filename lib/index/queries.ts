@@ -1,9 +1,10 @@
 // Read queries over the index: the rollouts list (sort, filters, search, keyset pages), run totals and the
 // cross-run comparison. Every sort key has an expression index (see schema.ts), so a page costs the same at
 // any depth.
+import type { RolloutSource } from '../capture/vocabulary';
 import type { ResponseUsage } from './rollout-line';
 import type Database from 'better-sqlite3';
-import { ROLLOUTS_KEY_INDEX, SORT_COLUMNS, hasIndex, type SortKey } from './schema';
+import { SORT_COLUMNS, hasIndex, type SortKey } from './schema';
 
 export interface RolloutFilters {
   q?: string;
@@ -50,7 +51,7 @@ export interface RolloutRow {
   failure_class: string | null;
   agent: string | null;
   task: string | null;
-  source: string;
+  source: RolloutSource;
   num_calls: number;
   tokens_in: number | null;
   tokens_out: number | null;
@@ -83,7 +84,7 @@ export interface RolloutRow {
 }
 
 function sortExpression(sort: SortKey): string {
-  return sort === 'rollout' ? 'key' : `IFNULL(${SORT_COLUMNS[sort]}, -1e308)`;
+  return sort === 'rollout' ? 'order_key' : `IFNULL(${SORT_COLUMNS[sort]}, -1e308)`;
 }
 
 /**
@@ -181,7 +182,7 @@ function hasFilters(f: RolloutFilters): boolean {
 }
 
 function sortIndex(sort: SortKey): string {
-  return sort === 'rollout' ? ROLLOUTS_KEY_INDEX : `rollouts_sort_${SORT_COLUMNS[sort]}`;
+  return sort === 'rollout' ? 'rollouts_sort_order_key' : `rollouts_sort_${SORT_COLUMNS[sort]}`;
 }
 
 /** ` INDEXED BY name`, or nothing while the index is absent (built at the end of a cold ingest: schema.ts). */

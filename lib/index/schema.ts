@@ -7,7 +7,7 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {
@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
   line_problem TEXT,
   capture_file INTEGER, marker INTEGER NOT NULL DEFAULT 0, unreadable INTEGER NOT NULL DEFAULT 0,
   source TEXT NOT NULL DEFAULT 'none',
+  -- The rollout key's place in the default order (rollout-order.ts).
+  order_key TEXT NOT NULL DEFAULT '',
   num_calls INTEGER NOT NULL DEFAULT 0,
   tokens_in INTEGER, tokens_out INTEGER, tokens_reasoning INTEGER, tokens_total INTEGER, cached_tokens INTEGER,
   latency_sum REAL, latency_max REAL, ttft_p50 REAL,
@@ -120,17 +122,12 @@ export const ROLLOUT_INDEXES: readonly { name: string; sql: string }[] = [
   error_categories, gaps, shown_tokens_in, shown_tokens_out, shown_tokens_reasoning, shown_tokens_total, shown_cached_tokens, num_calls, latency_sum, latency_max,
   ttft_p50, gap_count, started_at)`,
   },
+  { name: 'rollouts_sort_order_key', sql: 'CREATE INDEX IF NOT EXISTS rollouts_sort_order_key ON rollouts (run_no, order_key, pk)' },
   ...Object.values(SORT_COLUMNS).map((column) => ({
     name: `rollouts_sort_${column}`,
     sql: `CREATE INDEX IF NOT EXISTS rollouts_sort_${column} ON rollouts (run_no, IFNULL(${column}, -1e308), pk)`,
   })),
 ];
-
-/**
- * The rollout-key order's index: the one SQLite keeps for `UNIQUE (run_no, key)`, whose entries end with the rowid
- * (`pk`), so (run_no, key, pk) as a sort index needs; always present, built with the table.
- */
-export const ROLLOUTS_KEY_INDEX = 'sqlite_autoindex_rollouts_1';
 
 export function dropRolloutIndexes(db: Database.Database): void {
   for (const index of ROLLOUT_INDEXES) db.exec(`DROP INDEX IF EXISTS ${index.name}`);

@@ -34,13 +34,17 @@ export function formatTokens(n: number | null | undefined): string {
   return n === null || n === undefined ? DASH : `${formatCompact(n)} tok`;
 }
 
-/** Milliseconds with a unit that fits: 850 ms, 12.4 s, 3 min 05 s. */
+/** Milliseconds as people write a duration: 850 ms, 12.4 s, 3 min 05 s, 6 h 27 min 52 s, 2 d 03 h 10 min. */
 export function formatMs(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return DASH;
-  if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  const min = Math.floor(ms / 60_000);
-  return `${min} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')} s`;
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return DASH;
+  if (ms < 0) return `-${formatMs(-ms)}`;
+  if (ms < 1000 && Number(ms.toFixed(ms < 10 ? 2 : 0)) < 1000) return `${ms.toFixed(ms < 10 ? 2 : 0)} ms`;
+  if (ms < 59_950) return `${(ms / 1000).toFixed(ms < 9_995 ? 2 : 1)} s`;
+  const total = Math.round(ms / 1000);
+  const [d, h, m, sec] = [Math.floor(total / 86_400), Math.floor((total % 86_400) / 3600), Math.floor((total % 3600) / 60), total % 60];
+  if (d > 0) return `${d} d ${pad(h)} h ${pad(m)} min`;
+  if (h > 0) return `${h} h ${pad(m)} min ${pad(sec)} s`;
+  return `${m} min ${pad(sec)} s`;
 }
 
 export function formatReward(r: number | null | undefined): string {

@@ -1,6 +1,6 @@
 // Preparers for the rollouts table: the view's query (parsed tolerantly from a page URL, written back as an
 // API query string), header sort toggling, inline token bars relative to the page's maximum (null is no
-// bar, not an empty one), the gap codes explained, and the CSV columns of an export.
+// bar, not an empty one), and the CSV columns of an export.
 import type { z } from 'zod';
 import { RolloutQuerySchema, type RolloutQuery, type RolloutRowSchema } from '../api/schemas';
 import { SORT_COLUMNS } from '../index/schema';
@@ -16,9 +16,6 @@ export type RolloutItem = z.infer<typeof RolloutRowSchema>;
 
 export const SORT_KEYS = ['rollout', ...Object.keys(SORT_COLUMNS)] as SortKey[];
 export const DEFAULT_VIEW: RolloutView = { sort: 'rollout', order: 'asc' };
-export const DIALECTS = ['responses', 'chat', 'messages'] as const;
-/** Spec §6.6: every non-null error_category. */
-export const ERROR_CATEGORIES = ['timeout', 'rate_limit', 'auth', 'not_found', 'client_error', 'upstream_error', 'incomplete', 'stream_truncated', 'capture_parse_error', 'connection', 'exception'] as const;
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -153,38 +150,6 @@ export function barScaleCss(scope: string, scale: Record<string, number>): strin
  */
 export function barScale(maxima: Record<string, number | null>): Record<string, number> {
   return Object.fromEntries(Object.entries(maxima).map(([field, max]) => [barMaxVar(field), max !== null && Number.isFinite(max) && max > 0 ? max : 1]));
-}
-
-/** Spec §5.3, the codes a rollout of a capture run can carry. */
-export const GAP_MEANINGS: Record<string, string> = {
-  model_call_capture_no_records: 'No capture file or marker, or the file holds no readable lines.',
-  model_call_capture_records_unreadable: 'Some capture lines were malformed, not objects, or failed derivation.',
-  model_call_capture_incomplete: 'The .capture.incomplete marker exists: at least one call failed to persist.',
-  model_call_capture_unreadable: 'Reading the capture raised (I/O, permissions); no calls are known.',
-  agent_observation_join_failed: 'Agent observations failed validation, or joining them raised.',
-  trajectory_projection_failed: 'Projecting the trajectory failed.',
-  producer_trajectory_identity_mismatch: "The agent's trajectory task or rollout id differs from the collector's.",
-  producer_trajectory_invalid: "The agent's trajectory failed validation.",
-  agent_observations_invalid: 'Agent observations failed validation during projection.',
-  model_call_capture_gap_invalid: 'A gap object in the capture attachment failed validation.',
-  model_calls_unavailable: 'The projected trajectory has no model calls.',
-  turns_unavailable: 'The projected trajectory has no turns.',
-  conversation_unavailable: 'No invocation has a non-empty conversation.',
-  model_call_reference_unmatched: 'A reference to a model call matched no captured call.',
-  model_call_reference_ambiguous: 'A reference to a model call matched more than one captured call.',
-  model_call_reference_conflict: 'The matched call is already owned by another invocation.',
-  model_call_ownership_unavailable: 'No invocation can be said to own a captured call.',
-  multimodal_history_redacted: "Images were stripped from the rollout's history.",
-};
-
-/** The short label of a badge: the capture prefix is implied in the gaps column. */
-export function gapLabel(code: string): string {
-  return code.replace(/^model_call_capture_/, '');
-}
-
-export function gapTitle(gap: { code: string; detail?: string }): string {
-  const meaning = GAP_MEANINGS[gap.code] ?? 'A gap code this viewer does not know (spec §5.3).';
-  return `${gap.code}: ${meaning}${gap.detail ? ` (${gap.detail})` : ''}`;
 }
 
 const list = (xs: string[]) => xs.join(';');

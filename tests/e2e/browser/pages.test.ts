@@ -226,7 +226,7 @@ describe('every page renders cleanly', () => {
       await page.getByText(/are the rollout line's own response\.usage: this rollout has no captured calls/).waitFor();
       await page.getByTitle(/^174,322 — from the rollout line's response\.usage: no captured calls$/).waitFor();
       await page.getByTitle(/^195,719 — from the rollout line's response\.usage/).waitFor();
-      await page.getByText(/^No capture to judge: the rollout line has no/).waitFor(); // not "the capture is complete"
+      await page.getByText(/^No capture evidence: the rollout line has no ng_model_call_capture/).waitFor(); // not "the capture is complete"
     });
     await visit('/', async (page) => {
       await heading(page, 'Runs');

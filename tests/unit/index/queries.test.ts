@@ -4,6 +4,7 @@ import { appendFileSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { rolloutOrderKey } from '../../../lib/index/rollout-order';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { useDemo } from '../../support/demo';
 import { kthOfSorted, percentilesOfSorted, quantiles } from '../../../lib/index/compare';
@@ -67,7 +68,7 @@ describe('filtered pages', () => {
             cursor = page.next_cursor ?? undefined;
           } while (cursor);
           expect(seen.map((r) => r.key).sort()).toEqual(expected.map((r) => r.key).sort());
-          const values = seen.map((r) => (sort === 'rollout' ? r.key : (r[sort] ?? -Infinity)));
+          const values = seen.map((r) => (sort === 'rollout' ? rolloutOrderKey(r.key) : (r[sort] ?? -Infinity)));
           const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
           expect(values).toEqual(order === 'asc' ? sorted : sorted.reverse());
         }
@@ -115,7 +116,7 @@ describe('page plans', () => {
           // Token keys sort by the counts the views show (the captured sums, or a call-less rollout's response.usage).
           const value = (r: (typeof all)[number]) =>
             sort === 'rollout'
-              ? r.key
+              ? rolloutOrderKey(r.key)
               : sort in TOKEN_SORTS
                 ? (shownTokens(presentRollout(r), r.num_calls, TOKEN_SORTS[sort as keyof typeof TOKEN_SORTS]).value ?? -1e308)
                 : ((r[SORT_COLUMNS[sort as Exclude<SortKey, 'rollout'>] as keyof typeof r] as number | null) ?? -1e308);

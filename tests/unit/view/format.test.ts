@@ -1,7 +1,8 @@
 import { format } from 'date-fns';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { cn } from '../../../components/ui/cn';
-import { formatClock, formatCompact, formatCount, groupDigits } from '../../../lib/view/format';
+import { formatClock, formatCompact, formatCount, formatMs, groupDigits } from '../../../lib/view/format';
 
 describe('groupDigits', () => {
   it('writes integers as toLocaleString("en-US") does', () => {
@@ -41,5 +42,25 @@ describe('cn', () => {
     expect(cn('px-1 py-0.5 text-muted', 'px-2')).toBe('py-0.5 text-muted px-2');
     expect(cn('px-1 text-muted', false, 'text-good')).toBe('px-1 text-good');
     expect(cn('rounded-lg border border-line', undefined)).toBe('rounded-lg border border-line');
+  });
+});
+
+describe('formatMs', () => {
+  it('writes durations as people do, past an hour and a day too', () => {
+    const cases: [number, string][] = [
+      [0.5, '0.50 ms'], [850, '850 ms'], [999.6, '1.00 s'], [12_400, '12.4 s'], [59_960, '1 min 00 s'], [185_000, '3 min 05 s'],
+      [3_599_600, '1 h 00 min 00 s'], [23_272_000, '6 h 27 min 52 s'], [86_400_000, '1 d 00 h 00 min'], [183_000_000, '2 d 02 h 50 min'], [-1500, '-1.50 s'],
+    ];
+    for (const [ms, text] of cases) expect(formatMs(ms), String(ms)).toBe(text);
+    expect(formatMs(null)).toBe('—');
+    expect(formatMs(Number.NaN)).toBe('—');
+  });
+
+  it('never writes 60 seconds or 60 minutes (property)', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e10, noNaN: true }), (ms) => {
+        expect(formatMs(ms)).not.toMatch(/(^|\D)60 (s|min)|1000 ms/);
+      }),
+    );
   });
 });

@@ -4,7 +4,7 @@ import { RolloutQuerySchema } from '../../../lib/api/schemas';
 import type { RolloutRow } from '../../../lib/index/queries';
 import { toCsv } from '../../../lib/view/csv';
 import {
-  activeFilters, barClass, barMaxVar, barScale, barScaleCss, gapLabel, gapTitle, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
+  activeFilters, barClass, barMaxVar, barScale, barScaleCss, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
 } from '../../../lib/view/table';
 
 describe('parseRolloutView', () => {
@@ -85,15 +85,6 @@ describe('inline token bars', () => {
   });
 });
 
-describe('gaps', () => {
-  it('badges drop the capture prefix; titles explain the code and keep the detail', () => {
-    expect(gapLabel('model_call_capture_records_unreadable')).toBe('records_unreadable');
-    expect(gapLabel('turns_unavailable')).toBe('turns_unavailable');
-    expect(gapTitle({ code: 'model_call_capture_records_unreadable', detail: 'count=2' })).toMatch(/^model_call_capture_records_unreadable: Some capture lines .* \(count=2\)$/);
-    expect(gapTitle({ code: 'something_new' })).toContain('does not know');
-  });
-});
-
 describe('rollout CSV columns', () => {
   it('write the presented row: unknown tokens as empty cells, lists joined, times in UTC', () => {
     const row = {
@@ -135,7 +126,7 @@ describe('token counts shown (captured calls, or the line response.usage when th
     const row = (calls: number, tokens_in: number | null, u: typeof usage | null) =>
       presentRollout({
         pk: 1, key: 'k', rollout_id: null, line_no: 1, reward: null, task_index: null, rollout_index: null, attempt: null, failure_class: null,
-        agent: null, task: null, source: 'line', num_calls: calls, tokens_in, tokens_out: null, tokens_reasoning: null, tokens_total: null,
+        agent: null, task: null, source: 'attachment', num_calls: calls, tokens_in, tokens_out: null, tokens_reasoning: null, tokens_total: null,
         cached_tokens: null, latency_sum: null, latency_max: null, ttft_p50: null, errors: 0, gaps: null, gap_count: 0, model_servers: null,
         dialects: null, error_categories: null, started_at: null, completed_at: null, marker: 0, unreadable: 0, mismatch: 0, attached_calls: null,
         attached_tokens_total: null, usage_in: u?.tokens_in ?? null, usage_out: u?.tokens_out ?? null, usage_reasoning: u?.tokens_reasoning ?? null,

@@ -30,7 +30,7 @@ export default async function RolloutPage({ params }: Props) {
     <div className="space-y-5">
       <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
       <AttemptLinks run={run} attempts={attempts} />
-      <GapList gaps={r.gaps} source={r.source} />
+      <GapList gaps={r.gaps} source={r.source} calls={r.num_calls} rolloutId={r.rollout_id} />
       <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={rolloutVersion(row)} />
       {line ? <RolloutLineView run={run} rollout={rollout} bytes={line.length} openAtOnce={row.num_calls === 0} /> : null}
     </div>

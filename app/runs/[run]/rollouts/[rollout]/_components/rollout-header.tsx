@@ -4,6 +4,7 @@ import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import type { PresentedRollout } from '@/lib/api/present';
+import { ROLLOUT_SOURCE_INFO } from '@/lib/capture/vocabulary';
 import { nothingRead } from '@/lib/index/line-problem';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
 import { shownTokens, USAGE_NOTE, usageShown, type TokenField } from '@/lib/view/table';
@@ -100,7 +101,7 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         {r.task ? <span className="max-w-full truncate" title={r.task}>task: <span className="text-fg">{r.task}</span></span> : null}
         <span>servers: <span className="text-fg">{r.model_servers.join(', ') || '—'}</span></span>
         <span>dialects: <span className="text-fg">{r.dialects.join(', ') || '—'}</span></span>
-        <span>source: <span className="text-fg">{r.source}</span></span>
+        <span title={ROLLOUT_SOURCE_INFO[r.source].meaning}>calls from: <span className="text-fg">{ROLLOUT_SOURCE_INFO[r.source].title}</span></span>
         <span>started: <span className="text-fg"><LocalTime seconds={r.started_at} /></span></span>
       </div>
     </header>
