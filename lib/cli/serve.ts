@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { addCompileHints } from './compile-hints';
 import { isLoopbackHost } from './hosts';
 import { UsageError, type CliIO } from './io';
-import { parsePathSpec } from '../index/discovery';
+import { assertPortFree, checkServePaths, portInUse } from './serve-inputs';
 import { makeDirectRoutes, warmDirectRoutes } from '../server/direct-routes';
 import { makeGuard } from '../server/guard';
 import { setInstance, startInstance, type Instance } from '../server/instance';
@@ -103,15 +103,8 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   if (!isLoopbackHost(host) && !values.token) {
     throw new UsageError(`--host ${host} is not a loopback address; refusing to serve it without --token`);
   }
-  const paths: string[] = [];
-  for (const p of positionals) {
-    const spec = parsePathSpec(p);
-    for (const part of [spec.path, spec.captureDir].filter((x): x is string => !!x)) {
-      const st = await fsp.stat(part).catch(() => null);
-      if (!st) throw new UsageError(`${part}: no such file or directory`);
-    }
-    paths.push(spec.captureDir ? `${path.resolve(spec.path)}=${path.resolve(spec.captureDir)}` : path.resolve(spec.path));
-  }
+  await assertPortFree(host, port);
+  const paths = await checkServePaths(positionals, (line) => io.stderr.write(`callscope: ${line}\n`));
   if (paths.length === 0) paths.push(await ensureDemo(io));
   const indexDir = path.resolve(values['index-dir'] ?? path.join('.callscope', 'index'));
   process.env.CALLSCOPE_PATHS = JSON.stringify(paths);
@@ -173,7 +166,7 @@ async function listenAndServe(
   // request on a socket the server is closing at that moment (seen as "other side closed" under load).
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? portInUse(port) : err));
     server.listen(port, host, resolve);
   });
   const address = server.address();

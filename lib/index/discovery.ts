@@ -78,6 +78,20 @@ function runIdFor(base: string, target: string, isFile: boolean): string {
 interface Found {
   rolloutsFiles: string[];
   captureDirs: string[];
+  skipped: SkippedFile[];
+}
+
+/** A `.jsonl` file found under a PATH that is not served as a run, and why. */
+export interface SkippedFile {
+  path: string;
+  reason: string;
+}
+
+/** Why a `.jsonl` file that is not a rollouts file is left out, or null for a capture or failures file (part of a run). */
+function skipReason(name: string): string | null {
+  if (name.endsWith('_materialized_inputs.jsonl')) return "NeMo Gym's materialized inputs (the tasks sent to the agents), not rollouts";
+  if (name.endsWith('.tokens.jsonl')) return 'a training token-id capture file, not model calls';
+  return null;
 }
 
 async function walk(dir: string, depth: number, found: Found): Promise<void> {
@@ -90,6 +104,10 @@ async function walk(dir: string, depth: number, found: Found): Promise<void> {
   if (entries.some((e) => e.isFile() && isCaptureFileName(e.name))) found.captureDirs.push(dir);
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (e.isFile() && isRolloutsFileName(e.name)) found.rolloutsFiles.push(path.join(dir, e.name));
+    else if (e.isFile() && skipReason(e.name)) found.skipped.push({ path: path.join(dir, e.name), reason: skipReason(e.name)! });
+    else if (e.isFile() && e.name.endsWith('_failures.jsonl') && !entries.some((f) => f.isFile() && path.join(dir, f.name) !== path.join(dir, e.name) && failuresSibling(f.name) === e.name)) {
+      found.skipped.push({ path: path.join(dir, e.name), reason: `a failures file without its rollouts file ${e.name.replace(/_failures\.jsonl$/, '.jsonl')}` });
+    }
     else if (e.isDirectory() && depth < MAX_DEPTH && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) {
       await walk(path.join(dir, e.name), depth + 1, found);
     }
@@ -149,7 +167,13 @@ function uniqueId(id: string, taken: Set<string>): string {
 }
 
 export async function discoverRuns(specs: PathSpec[]): Promise<RunSource[]> {
+  return (await discoverRunsReport(specs)).runs;
+}
+
+/** The runs under the PATHs, and the `.jsonl` files found there that are not served, with the reason. */
+export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: RunSource[]; skipped: SkippedFile[] }> {
   const runs: RunSource[] = [];
+  const skipped: SkippedFile[] = [];
   const taken = new Set<string>();
   for (const spec of specs) {
     const target = path.resolve(spec.path);
@@ -169,7 +193,7 @@ export async function discoverRuns(specs: PathSpec[]): Promise<RunSource[]> {
       continue;
     }
     if (!st.isDirectory()) continue;
-    const found: Found = { rolloutsFiles: [], captureDirs: [] };
+    const found: Found = { rolloutsFiles: [], captureDirs: [], skipped };
     await walk(target, 0, found);
     const paired = new Set<string>();
     for (const file of found.rolloutsFiles) {
@@ -189,7 +213,7 @@ export async function discoverRuns(specs: PathSpec[]): Promise<RunSource[]> {
       runs.push({ id: uniqueId(runIdFor(target, dir, false), taken), root: target, rolloutsFile: null, failuresFile: null, captureDir: dir });
     }
   }
-  return runs;
+  return { runs, skipped };
 }
 
 function commonRoot(a: string, b: string): string {

@@ -91,16 +91,16 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(() => closeSession(session));
 
-const runId = (prefix: string) => runs.find((r) => r.id.startsWith(prefix))!.id;
+const runId = (prefix: string) => (prefix === 'captured' ? runs.find((r) => r.capture_dir?.endsWith('model-calls')) : runs.find((r) => r.id.startsWith(prefix)))!.id;
 const panel = (page: Page) => page.getByRole('region', { name: /^Gaps \(\d+\)$/ });
 const FALSE_NO_CAPTURE = /No capture evidence|no model calls were recorded|No capture to judge/;
 
-async function open(run: string, rollout: string): Promise<{ page: Page; text: string; calls: number }> {
+async function open(run: string, rollout: string, title = rollout): Promise<{ page: Page; text: string; calls: number }> {
   const { t } = session;
   t.reset();
   const res = await t.goto(`/runs/${run}/rollouts/${encodeURIComponent(rollout)}`);
   expect(res.status()).toBe(200);
-  await t.page.getByRole('heading', { level: 1, name: rollout }).waitFor();
+  await t.page.getByRole('heading', { level: 1, name: title }).waitFor();
   await panel(t.page).waitFor();
   await settle(t.page);
   expect.soft(problems(t)).toEqual(CLEAN);
@@ -137,7 +137,7 @@ describe('the gaps panel follows the evidence', () => {
     const idless = rollouts.find((r) => r.rollout_id === null)!;
     expect(idless.source).toBe('none');
     expect(rollouts.filter((r) => r.rollout_id !== null).every((r) => r.source === 'capture')).toBe(true);
-    const { text, calls } = await open(runId('captured'), idless.key);
+    const { text, calls } = await open(runId('captured'), idless.key, idless.key.replace('-', ' '));
     expect(calls).toBe(0);
     expect(text).toContain('No capture evidence: this rollout line has no rollout id');
     expect(text).toContain('unknown, not zero');
