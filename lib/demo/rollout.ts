@@ -4,7 +4,7 @@
 // the rollout line the collector would persist (before the capture is attached).
 import type { JsonObject } from '../capture/json';
 import { simulateCall, type CallFault, type CallResult } from './calls';
-import { estimateTokens, newIds, newToolUse, startConversation, type AssistantTurn, type Conversation } from './conversation';
+import { estimateTokens, newIds, newToolUse, startConversation, type AssistantTurn, type Conversation, type Message } from './conversation';
 import { RENDERERS } from './dialects';
 import type { Usage } from './dialect-shared';
 import type { Rng } from './random';
@@ -102,12 +102,44 @@ function sharedPrefixTokens(scenario: Scenario, system: string): number {
 
 const RETRY_DELAY_S: Record<CallFault, number> = { rate_limit: 1.5, server_error: 2, truncated: 0.5, stream_error: 0.5 };
 
+/**
+ * A rollout with an exact call budget compacts its context once the history resent with every call passes this
+ * many bytes, as coding agents do near their context window: the history is replaced by one summary message. It
+ * bounds each request, so a 30,000-call rollout is written in bounded memory and its file grows linearly.
+ */
+const COMPACT_AT_BYTES = 48_000;
+
+function messageBytes(m: Message): number {
+  if (m.role === 'assistant') return (m.turn.reasoning?.length ?? 0) + (m.turn.text?.length ?? 0) + m.turn.toolUses.reduce((n, u) => n + 64 + JSON.stringify(u.args).length, 0);
+  return m.role === 'tool' ? m.output.length + 64 : m.text.length;
+}
+
+export type SimulatedRolloutEnd = Omit<SimulatedRollout, 'exchanges'> & { calls: number };
+
+export function rolloutIdOf(spec: RolloutSpec): string {
+  return spec.rolloutId ?? `${spec.taskIndex}-${spec.rolloutIndex}${spec.attempt > 0 ? `-a${spec.attempt}` : ''}`;
+}
+
+/** The rollout with all of its exchanges in memory (the demo's own runs, which are small). */
 export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout {
+  const exchanges: JsonObject[] = [];
+  const stream = simulateRolloutStream(spec, root);
+  for (let next = stream.next(); ; next = stream.next()) {
+    if (next.done) {
+      const { calls: _calls, ...end } = next.value;
+      return { ...end, exchanges };
+    }
+    exchanges.push(next.value);
+  }
+}
+
+/** The rollout's exchanges in append order, a turn at a time (at most one turn's calls held), then its line. */
+export function* simulateRolloutStream(spec: RolloutSpec, root: Rng): Generator<JsonObject, SimulatedRolloutEnd> {
   const { scenario } = spec;
   const policy = scenario.policy;
   const task = scenario.task(root.fork('task', scenario.key, spec.taskIndex), spec.taskIndex);
   const rng = root.fork('rollout', scenario.key, spec.taskIndex, spec.rolloutIndex, spec.attempt);
-  const rolloutId = spec.rolloutId ?? `${spec.taskIndex}-${spec.rolloutIndex}${spec.attempt > 0 ? `-a${spec.attempt}` : ''}`;
+  const rolloutId = rolloutIdOf(spec);
   const greeting = task.greeting ? { text: task.greeting, id: newIds(rng, 'responses', policy.vllm).messageItemId } : undefined;
   const conv = startConversation(task.system, task.user, scenario.tools, greeting);
   const initialMessages = conv.messages.length;
@@ -116,7 +148,9 @@ export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout 
   const success = !noCalls && (spec.success ?? rng.chance(scenario.successRate));
   const pacer = spec.calls !== undefined ? exactPacer(spec, rng, spec.calls) : naturalPacer(spec, rng, task.plannedSteps);
 
-  const exchanges: JsonObject[] = [];
+  let pending: JsonObject[] = [];
+  let calls = 0;
+  let historyBytes = 0;
   const previousPrompt = new Map<string | null, number>();
   const policyUsage: Usage[] = [];
   let t = spec.startAt + rng.float(0.05, 2);
@@ -126,7 +160,8 @@ export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout 
   const call = (server: ModelServer, c: Conversation, turn: AssistantTurn, streaming: boolean, fault: CallFault | null, temperature: number | null): CallResult => {
     const options = { streaming, reasoning: server === policy && policy.reasoning, temperature, maxTokens: server === policy ? 16384 : 2048 };
     const result = simulateCall({ rng, server, conv: c, turn, options, fault, startedAt: t, previousPrompt: previousPrompt.get(server.name) ?? 0, sharedPrefix: server === policy ? sharedPrefix : 0 });
-    exchanges.push(result.exchange);
+    pending.push(result.exchange);
+    calls++;
     pacer.spend();
     if (result.ok) previousPrompt.set(server.name, result.usage.prompt);
     t = result.completedAt + (fault ? rng.around(RETRY_DELAY_S[fault], 0.4) : rng.float(0.002, 0.02));
@@ -137,6 +172,11 @@ export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout 
     if (spec.failAfterTurns !== undefined && turn === spec.failAfterTurns) {
       failed = true;
       break;
+    }
+    if (spec.calls !== undefined && historyBytes > COMPACT_AT_BYTES) {
+      const dropped = conv.messages.length - initialMessages;
+      conv.messages.splice(initialMessages, dropped, { role: 'user', text: `[The conversation was compacted: ${dropped} earlier messages summarized.] Summary of the work so far: ${task.user.slice(0, 400)}` });
+      historyBytes = messageBytes(conv.messages[initialMessages]);
     }
     const turnFaults = pacer.faults(turn);
     const isFinal = pacer.isFinal(turn, turnFaults.length);
@@ -151,6 +191,7 @@ export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout 
     }
     policyUsage.push(call(policy, conv, turnObj, streaming, null, null).usage);
     lastResponseId = turnObj.responseId;
+    const grownFrom = conv.messages.length;
     conv.messages.push({ role: 'assistant', turn: turnObj });
     if (isFinal) finalText = step.text ?? '';
     step.calls.forEach((c, i) => {
@@ -162,6 +203,10 @@ export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout 
       t += rng.around(3, 0.5); // the simulated user thinks and types
       conv.messages.push({ role: 'user', text: step.userReply });
     }
+    for (let k = grownFrom; k < conv.messages.length; k++) historyBytes += messageBytes(conv.messages[k]);
+    const turnCalls = pending;
+    pending = [];
+    yield* turnCalls;
     if (isFinal) break;
   }
 
@@ -186,6 +231,7 @@ export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout 
     const result = call(server, c, { reasoning: null, text, toolUses: [], ...newIds(rng, server.dialect, server.vllm) }, false, null, 0);
     judgeRecord = { request: result.exchange.request as JsonObject, response: result.exchange.response as JsonObject, verdict };
   }
+  yield* pending;
 
   const outcome = { success, policyTurns: policyUsage.length, finalText, judge: judgeRecord, durationS: t - spec.startAt, noCalls };
   const initial = conv.messages.slice(0, initialMessages);
@@ -193,5 +239,5 @@ export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout 
   const line = failed
     ? failureLine(spec, task, initial, 'transient')
     : rolloutLine(spec, task, initial, outcome, { history, usage: policyUsage, responseId: lastResponseId, createdAt: spec.startAt });
-  return { rolloutId, exchanges, line, failed, endAt: t };
+  return { rolloutId, calls, line, failed, endAt: t };
 }

@@ -8,10 +8,10 @@ import { buildAttachment, collectCapture } from '../capture/attachment';
 import { serialize, setKey } from '../capture/json';
 import { MinHeap } from '../util/min-heap';
 import { Rng } from './random';
-import { simulateRollout, type RolloutSpec, type SimulatedRollout } from './rollout';
+import { rolloutIdOf, simulateRollout, simulateRolloutStream, type RolloutSpec, type SimulatedRollout, type SimulatedRolloutEnd } from './rollout';
 import { benchRun, defaultRuns, runSpecs, type RunDef, type Special } from './runs';
 import { projectTrajectory } from './trajectory';
-import { writeCaptureFile } from './writer';
+import { writeCaptureFile, writeCaptureStream } from './writer';
 
 /** A run named so that a worker thread can rebuild its definition (definitions hold functions). */
 export type RunSelector = { bench: { rollouts: number; calls: number } } | { name: string };
@@ -50,6 +50,9 @@ export function runRng(seed: string, run: RunDef): Rng {
 // Writing a capture file and reading it back is I/O; a short pipeline keeps the disk busy while the next
 // rollouts are simulated. Results are still taken in dispatch order.
 const PIPELINE_DEPTH = 8;
+// A rollout of this many calls or more is written while it is simulated, a turn at a time: held whole, the exchanges
+// of a 30,000-call rollout do not fit in a worker's heap.
+const STREAM_CALLS = 1000;
 
 export async function* runShard(job: ShardJob): AsyncGenerator<ShardResult> {
   const run = resolveRun(job.run);
@@ -60,6 +63,10 @@ export async function* runShard(job: ShardJob): AsyncGenerator<ShardResult> {
   const persist = async (sim: SimulatedRollout, special: Special, order: number): Promise<ShardResult> => {
     const captureBytes = await writeCaptureFile(job.captureDir, sim.rolloutId, sim.exchanges, special.damage);
     const calls = sim.exchanges.length - (special.damage === 'lost_call' && sim.exchanges.length ? 1 : 0);
+    return attach(sim, order, calls, captureBytes);
+  };
+
+  const attach = async (sim: Omit<SimulatedRolloutEnd, 'calls'>, order: number, calls: number, captureBytes: number): Promise<ShardResult> => {
     const result = { order, endAt: sim.endAt, text: null, failed: sim.failed, calls, captureBytes };
     if (!hasRollouts) return result;
     const evidence = await collectCapture([job.captureDir], sim.rolloutId, withPayloads);
@@ -73,9 +80,18 @@ export async function* runShard(job: ShardJob): AsyncGenerator<ShardResult> {
   };
 
   const inflight: Promise<ShardResult>[] = [];
-  const start = (spec: RolloutSpec, special: Special, order: number): SimulatedRollout => {
-    const sim = simulateRollout(spec, rng);
-    const persisted = persist(sim, special, order);
+  const start = (spec: RolloutSpec, special: Special, order: number): SimulatedRolloutEnd => {
+    let sim: SimulatedRolloutEnd;
+    let persisted: Promise<ShardResult>;
+    if ((spec.calls ?? 0) >= STREAM_CALLS && !special.damage && !withPayloads) {
+      const written = writeCaptureStream(job.captureDir, rolloutIdOf(spec), simulateRolloutStream(spec, rng));
+      sim = written.end;
+      persisted = attach(sim, order, sim.calls, written.bytes);
+    } else {
+      const whole = simulateRollout(spec, rng);
+      sim = { ...whole, calls: whole.exchanges.length };
+      persisted = persist(whole, special, order);
+    }
     persisted.catch(() => undefined); // awaited in order below; this only keeps an early rejection handled
     inflight.push(persisted);
     return sim;

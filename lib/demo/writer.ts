@@ -2,7 +2,7 @@
 // the store's durable path (flock + one write + fsync per line, lib/capture/store.ts) exists for concurrent
 // writers and crash safety, which a generator that owns its output does not need, and would make a
 // million-line corpus take hours. The bytes are the same lines that path would append.
-import { createWriteStream, promises as fsp, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, promises as fsp, writeSync, type WriteStream } from 'node:fs';
 import type { JsonObject } from '../capture/json';
 import { capturePath, incompletePath, serializeExchange } from '../capture/store';
 import type { CaptureDamage } from './runs';
@@ -57,4 +57,38 @@ export async function writeCaptureFile(dir: string, rolloutId: string, exchanges
   await fsp.writeFile(capturePath(dir, rolloutId), data, { flag: 'wx' });
   if (damage === 'lost_call') await fsp.writeFile(incompletePath(dir, rolloutId), '', { flag: 'wx' });
   return data.length;
+}
+
+const FLUSH_BYTES = 1 << 20;
+
+/**
+ * Writes a rollout's capture file from its exchanges as they are produced (`exchanges` returns its end value), in
+ * writes of about 1 MiB: memory stays bounded by one turn's calls, whatever the rollout's length.
+ */
+export function writeCaptureStream<T>(dir: string, rolloutId: string, exchanges: Iterator<JsonObject, T>): { bytes: number; end: T } {
+  const fd = openSync(capturePath(dir, rolloutId), 'wx');
+  let bytes = 0;
+  let chunks: Buffer[] = [];
+  let held = 0;
+  const flush = () => {
+    const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    for (let off = 0; off < data.length; ) off += writeSync(fd, data, off);
+    chunks = [];
+    held = 0;
+  };
+  try {
+    for (let next = exchanges.next(); ; next = exchanges.next()) {
+      if (next.done) {
+        if (held) flush();
+        return { bytes, end: next.value };
+      }
+      const line = serializeExchange(next.value);
+      chunks.push(line);
+      held += line.length;
+      bytes += line.length;
+      if (held >= FLUSH_BYTES) flush();
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
+import { serialize } from '../../../lib/capture/json';
 import { main } from '../../../lib/cli/main';
 
 let tmp: string;
@@ -84,6 +86,24 @@ describe('callscope demo', () => {
     expect(captures.reduce((n, [, bytes]) => n + lineCount(bytes), 0)).toBe(400);
     expect([...files.keys()].filter((f) => !f.startsWith('bench/'))).toEqual(['.callscope-demo']);
   });
+
+  it('writes one long rollout (--rollouts 1) streamed, its requests bounded by compaction, its attachment equal to the file', async () => {
+    const out = path.join(tmp, 'long');
+    const calls = 2500;
+    const { code, stderr } = await demo('--out', out, '--rollouts', '1', '--calls', String(calls));
+    expect(code, stderr).toBe(0);
+    const captureDir = path.join(out, 'bench', 'captures');
+    const [file] = (await fsp.readdir(captureDir)).filter((f) => f.endsWith('.capture.jsonl'));
+    const lines = (await fsp.readFile(path.join(captureDir, file), 'utf8')).split('\n').filter(Boolean);
+    expect(lines).toHaveLength(calls);
+    // Without compaction the last request would resend ~2,500 turns (megabytes); with it every line stays small.
+    expect(Math.max(...lines.map((l) => Buffer.byteLength(l)))).toBeLessThan(200_000);
+    expect(lines.some((l) => l.includes('[The conversation was compacted: '))).toBe(true);
+    const row = JSON.parse((await fsp.readFile(path.join(out, 'bench', 'rollouts.jsonl'), 'utf8')).trim());
+    const expected = buildAttachment(row.ng_model_call_capture.rollout_id, await collectCapture([captureDir], row.ng_model_call_capture.rollout_id, false), false);
+    expect(row.ng_model_call_capture.metrics.num_calls).toBe(calls);
+    expect(JSON.stringify(row.ng_model_call_capture.metrics)).toBe(JSON.stringify(JSON.parse(serialize(expected.metrics as never))));
+  }, 120_000);
 
   it('replaces an earlier demo output, leaving none of its files behind', async () => {
     const out = path.join(tmp, 'rerun');
