@@ -1,7 +1,7 @@
 'use client';
 
 import { useMemo, useState } from 'react';
-import { normalizeConversation } from '@/lib/view/conversation';
+import { normalizeConversation, type Conversation } from '@/lib/view/conversation';
 import { formatCount } from '@/lib/view/format';
 import { MessageCard } from './message-card';
 import type { CallRecord } from './use-fetched';
@@ -30,6 +30,11 @@ export function ConversationView({ record }: { record: CallRecord }) {
     const note = errorNote(record);
     return note ? { ...conversation, notes: [note, ...conversation.notes] } : conversation;
   }, [record]);
+  return <ConversationMessages c={c} empty="No messages could be read from this call's payloads." />;
+}
+
+/** A conversation's notes and messages: a long one shows its start and its end, the middle on request. */
+export function ConversationMessages({ c, empty, responseLabel = "the model's response" }: { c: Conversation; empty: string; responseLabel?: string }) {
   const [head, setHead] = useState(HEAD);
   const n = c.messages.length;
   const hidden = Math.max(0, n - TAIL - head);
@@ -52,11 +57,11 @@ export function ConversationView({ record }: { record: CallRecord }) {
               {formatCount(hidden)} messages hidden · show {Math.min(BATCH, hidden)} more
             </button>
           ) : null}
-          {k === firstResponse ? <p className="my-3 border-t border-dashed border-line pt-2 text-xs font-medium text-muted">the model&apos;s response</p> : null}
+          {k === firstResponse ? <p className="my-3 border-t border-dashed border-line pt-2 text-xs font-medium text-muted">{responseLabel}</p> : null}
           <MessageCard m={m} />
         </div>
       ))}
-      {!n ? <p className="text-sm text-muted">No messages could be read from this call&apos;s payloads.</p> : null}
+      {!n ? <p className="text-sm text-muted">{empty}</p> : null}
     </div>
   );
 }

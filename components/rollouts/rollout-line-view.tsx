@@ -5,35 +5,23 @@
 // Fetched by the browser from /line when opened; open at once when the rollout has no captured calls, or when the
 // address names a node inside it (`#/line/...`).
 import { useState } from 'react';
-import { useFetched } from '@/components/calls/use-fetched';
 import { useHashPointer } from '@/components/calls/use-hash-pointer';
 import { JsonTree } from '@/components/payload/json-tree';
 import { LongText } from '@/components/payload/long-text';
 import { buttonClass } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { formatBytes } from '@/lib/view/format';
-import { parseKeepingNumbers } from '@/lib/view/json-source';
+import { rolloutLineUrl, useRolloutLine } from './use-rollout-line';
 
 const BASE = '/line';
-
-type Line = { value: unknown; text: null } | { value: null; text: string };
-
-/** The line parsed (numbers kept as written); a line JSON.parse cannot read (NaN, a BOM: Python's json reads those) is shown as text. */
-function parseLine(text: string): Line {
-  try {
-    return { value: parseKeepingNumbers(text), text: null };
-  } catch {
-    return { value: null, text };
-  }
-}
 
 export function RolloutLineView({ run, rollout, bytes, openAtOnce }: { run: string; rollout: string; bytes: number; openAtOnce: boolean }) {
   const target = useHashPointer();
   const named = target !== null && (target === BASE || target.startsWith(`${BASE}/`));
   const [opened, setOpened] = useState(false);
   const open = opened || openAtOnce || named;
-  const url = `/api/runs/${encodeURIComponent(run)}/rollouts/${encodeURIComponent(rollout)}/line`;
-  const line = useFetched(open ? url : null, parseLine);
+  const url = rolloutLineUrl(run, rollout);
+  const line = useRolloutLine(open ? url : null);
   const actions = (
     <>
       <span className="text-xs text-muted">{formatBytes(bytes)}</span>

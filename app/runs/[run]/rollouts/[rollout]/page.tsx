@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { RolloutCallViews } from '@/components/calls/rollout-call-views';
+import { RolloutConversation } from '@/components/rollouts/rollout-conversation';
 import { RolloutLineView } from '@/components/rollouts/rollout-line-view';
 import { presentRollout, rolloutVersion } from '@/lib/api/present';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
@@ -30,8 +31,10 @@ export default async function RolloutPage({ params }: Props) {
     <div className="space-y-5">
       <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
       <AttemptLinks run={run} attempts={attempts} />
+      {line && row.num_calls === 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce /> : null}
       <GapList gaps={r.gaps} source={r.source} calls={r.num_calls} rolloutId={r.rollout_id} />
       <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={rolloutVersion(row)} />
+      {line && row.num_calls > 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce={false} /> : null}
       {line ? <RolloutLineView run={run} rollout={rollout} bytes={line.length} openAtOnce={row.num_calls === 0} /> : null}
     </div>
   );
