@@ -19,7 +19,9 @@ const SHALLOW = {
 const SHALLOW_COUNTING = { ...SHALLOW, ng_model_call_capture: ['metrics', 'gaps', 'rollout_id'] } as const;
 const ATTACHED_CALLS = 'ng_model_call_capture.calls';
 
-const TASK_FIELDS = ['task_id', 'instance_id', 'problem_id', 'question', 'expected_answer', 'extracted_answer'];
+// What names the task, by meaning (an id, else the question asked); the answers are searched, never the task.
+const TASK_FIELDS = ['task_id', 'instance_id', 'problem_id', 'question'];
+const SEARCHED_FIELDS = [...TASK_FIELDS, 'expected_answer', 'extracted_answer'];
 
 export interface RolloutAttachment {
   /** The number of calls (objects) in the attachment. */
@@ -118,7 +120,7 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
       gaps: Array.isArray(capture.gaps) ? capture.gaps : [],
     };
   }
-  const searchParts = [rolloutId ?? '', ...TASK_FIELDS.map((k) => (typeof row[k] === 'string' ? (row[k] as string) : '')), ...ids];
+  const searchParts = [rolloutId ?? '', ...SEARCHED_FIELDS.map((k) => (typeof row[k] === 'string' ? (row[k] as string) : '')), ...ids];
   return {
     ...base,
     rolloutId,
