@@ -30,6 +30,8 @@ export interface WatcherOptions {
   poll?: PollMode;
   /** Where the one line saying what is polled and why goes. */
   log?: (line: string) => void;
+  /** How a path's mount is told (statfsSync; tests stand in a network mount). */
+  statfs?: (p: string) => { type: number };
 }
 
 export class IndexWatcher {
@@ -40,8 +42,11 @@ export class IndexWatcher {
   private readonly polledFiles = new Set<string>();
   private readonly polledRoots: string[] = [];
   private readonly reasons = new Map<string, string | null>();
+  /** Polled since the last line said so: [path, reason, kind]. */
+  private unannounced: Polled[] = [];
   private readonly mode: PollMode;
   private readonly log: (line: string) => void;
+  private readonly statfs: ((p: string) => { type: number }) | undefined;
   private starting = false;
   private pending = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -56,6 +61,7 @@ export class IndexWatcher {
   ) {
     this.mode = options.poll ?? pollModeFromEnv();
     this.log = options.log ?? (() => {});
+    this.statfs = options.statfs;
     this.poller = new Poller({
       onChange: (file) => this.add(file),
       isCaptureName,
@@ -72,10 +78,9 @@ export class IndexWatcher {
     }
     this.watchCaptureDirs();
     this.index.on('runs', this.onRuns);
+    this.announce();
     this.starting = false;
     this.poller.start();
-    const polled = [...this.reasons].filter((e): e is [string, string] => e[1] !== null);
-    if (polled.length) this.log(describePolling(polled, this.mode === 'always'));
     if (!local.length) {
       this.isReady = this.poller.firstRound();
       return;
@@ -119,10 +124,18 @@ export class IndexWatcher {
 
   /** Polls `p` when its mount needs it (asked once per path); true when it does. */
   private pollIfNeeded(p: string, kind: PollKind): boolean {
-    if (!this.reasons.has(p)) this.reasons.set(p, pollReason(p, this.mode));
-    if (this.reasons.get(p) === null) return false;
+    if (!this.reasons.has(p)) this.reasons.set(p, pollReason(p, this.mode, this.statfs));
+    const reason = this.reasons.get(p);
+    if (!reason) return false;
     this.poller.add(p, kind, this.starting);
+    this.unannounced.push([p, reason, kind]);
     return true;
+  }
+
+  /** One line for what started being polled; later only for paths found on a network mount. */
+  private announce(): void {
+    if (this.unannounced.length && (this.starting || this.mode !== 'always')) this.log(describePolling(this.unannounced, this.mode === 'always'));
+    this.unannounced = [];
   }
 
   /** One directory watch (or poll) per capture dir the index knows; dirs that went away lose theirs. */
@@ -142,12 +155,10 @@ export class IndexWatcher {
         this.polledDirs.delete(dir);
       }
     }
-    const added: [string, string][] = [];
     for (const dir of wanted) {
       if (this.isCaptureDir(dir)) continue;
       if (this.pollIfNeeded(dir, 'dir')) {
         this.polledDirs.add(dir);
-        added.push([dir, this.reasons.get(dir)!]);
         continue;
       }
       try {
@@ -167,12 +178,12 @@ export class IndexWatcher {
         this.add(dir);
       }
     }
-    this.pollRolloutsFiles(sources.flatMap((r) => [r.rolloutsFile, r.failuresFile]).filter((f): f is string => f !== null), added);
-    if (!this.starting && added.length && this.mode !== 'always') this.log(describePolling(added, false));
+    this.pollRolloutsFiles(sources.flatMap((r) => [r.rolloutsFile, r.failuresFile]).filter((f): f is string => f !== null));
+    if (!this.starting) this.announce();
   }
 
   /** Rollouts files on a polled mount that no polled root walks (a network mount under a local root). */
-  private pollRolloutsFiles(files: string[], added: [string, string][]): void {
+  private pollRolloutsFiles(files: string[]): void {
     const wanted = new Set(files.filter((f) => !this.polledRoots.some((root) => f === root || f.startsWith(root + path.sep))));
     for (const f of this.polledFiles) {
       if (!wanted.has(f)) {
@@ -181,9 +192,7 @@ export class IndexWatcher {
       }
     }
     for (const f of wanted) {
-      if (this.polledFiles.has(f) || !this.pollIfNeeded(f, 'file')) continue;
-      this.polledFiles.add(f);
-      added.push([f, this.reasons.get(f)!]);
+      if (!this.polledFiles.has(f) && this.pollIfNeeded(f, 'file')) this.polledFiles.add(f);
     }
   }
 
@@ -234,10 +243,20 @@ export class IndexWatcher {
   }
 }
 
+type Polled = [path: string, reason: string, kind: PollKind];
+
+const KIND_NAMES: Record<PollKind, [string, string]> = { tree: ['root', 'roots'], dir: ['capture dir', 'capture dirs'], file: ['rollouts file', 'rollouts files'] };
+
 /** The one line that says what is polled and why. */
-export function describePolling(polled: [string, string][], forced: boolean): string {
+export function describePolling(polled: Polled[], forced: boolean): string {
   const rate = `pausing at least ${MIN_GAP_MS / 1000} s and ${GAP_FACTOR}x the last round's time between rounds`;
-  if (forced) return `callscope: following ${polled.length === 1 ? '1 path' : `${polled.length} paths`} by polling (--poll), ${rate}`;
+  if (forced) {
+    const counts = (['tree', 'dir', 'file'] as const)
+      .map((kind) => [kind, polled.filter((p) => p[2] === kind).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([kind, n]) => `${n} ${KIND_NAMES[kind][n === 1 ? 0 : 1]}`);
+    return `callscope: following ${counts.join(', ')} by polling (--poll), ${rate}`;
+  }
   const shown = polled.slice(0, 3).map(([p, why]) => `${p} (${why})`).join(', ');
   const more = polled.length > 3 ? ` and ${polled.length - 3} more` : '';
   return `callscope: polling ${shown}${more}: a network file system, where inotify sees no writes made by other machines; ${rate}`;

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { networkFsName, pollModeFromEnv, pollReason } from '../../../lib/index/watch-mount';
+import { describePolling } from '../../../lib/index/watcher';
 
 const NETWORK: [number, string][] = [
   [0x6969, 'nfs'],
@@ -67,5 +68,15 @@ describe('mount detection', () => {
   it('reads the real statfs of this machine', () => {
     const tmp = os.tmpdir();
     expect(pollReason(path.join(tmp, 'not-there', 'captures'), 'auto')).toBe(networkFsName(statfsSync(tmp).type));
+  });
+});
+
+describe('the polling line', () => {
+  it('says what --poll follows, or which paths are on which network file system, and the rate', () => {
+    expect(describePolling([['/r', '--poll', 'tree'], ['/r/a/captures', '--poll', 'dir'], ['/r/b/captures', '--poll', 'dir']], true)).toBe(
+      "callscope: following 1 root, 2 capture dirs by polling (--poll), pausing at least 1 s and 4x the last round's time between rounds",
+    );
+    const line = describePolling([['/nfs/a/captures', 'nfs', 'dir'], ['/lus/b', 'lustre', 'tree'], ['/x', 'nfs', 'dir'], ['/y', 'nfs', 'file']], false);
+    expect(line).toMatch(/^callscope: polling \/nfs\/a\/captures \(nfs\), \/lus\/b \(lustre\), \/x \(nfs\) and 1 more: a network file system/);
   });
 });

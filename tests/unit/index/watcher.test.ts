@@ -83,3 +83,40 @@ describe.each<[string, PollMode]>([
     }
   }, 60_000);
 });
+
+describe('IndexWatcher over a network mount under a local root', () => {
+  it('polls only the paths on the network file system, keeps inotify for the rest, and follows both', async () => {
+    const root = path.join(tmp, 'mixed');
+    const nfs = path.join(root, 'nfs-run', 'captures');
+    const local = path.join(root, 'local-run', 'captures');
+    for (const d of [nfs, local]) {
+      mkdirSync(d, { recursive: true });
+      writeFileSync(path.join(d, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: `${path.basename(path.dirname(d))}-1` })));
+    }
+    writeFileSync(path.join(root, 'nfs-run', 'rollouts.jsonl'), '');
+    const index = await CallscopeIndex.open([{ path: root }], path.join(root, '.idx'));
+    await index.refresh();
+    const lines: string[] = [];
+    // Everything under nfs-run/ is on "NFS"; the rest on ext4.
+    const statfs = (p: string) => ({ type: p.startsWith(path.join(root, 'nfs-run')) ? 0x6969 : 0xef53 });
+    const watcher = new IndexWatcher(index, { poll: 'auto', statfs, log: (l) => lines.push(l) });
+    watcher.start();
+    await watcher.ready();
+    const calls = (run: string) => index.listRuns().find((r) => r.id === run)?.totals.calls ?? 0;
+    try {
+      expect(watcher.watchedDirs).toBe(2);
+      expect(watcher.polledPaths).toBe(2); // nfs-run's capture dir and its rollouts file
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`${nfs} (nfs)`);
+      expect(lines[0]).not.toContain(local);
+      appendFileSync(path.join(nfs, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: 'n2' })));
+      appendFileSync(path.join(local, '0-0.capture.jsonl'), line(makeExchange({ model_call_id: 'l2' })));
+      await until(() => calls('nfs-run') === 2 && calls('local-run') === 2);
+      writeFileSync(path.join(nfs, '1-0.capture.jsonl'), line(makeExchange({ model_call_id: 'n3' })));
+      await until(() => calls('nfs-run') === 3);
+    } finally {
+      await watcher.close();
+      index.close();
+    }
+  }, 60_000);
+});
