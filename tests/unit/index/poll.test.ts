@@ -113,18 +113,46 @@ describe('Poller', () => {
     }
   });
 
+  it('stats the files that changed lately every round and the quiet ones in turn, and sees either change', async () => {
+    const dir = path.join(tmp, 'hot');
+    mkdirSync(dir);
+    for (let i = 0; i < 50; i++) writeFileSync(path.join(dir, `${i}.capture.jsonl`), 'x\n');
+    const seen: { file: string; round: number }[] = [];
+    const poller: Poller = new Poller({ onChange: (p) => seen.push({ file: path.basename(p), round: poller.roundsDone }), isCaptureName, skipDir: () => false, minGapMs: 20, coldStats: 10 });
+    poller.add(dir, 'dir', true);
+    poller.start();
+    try {
+      await poller.firstRound();
+      // A quiet file: found by the sweep, 10 files a round, so within 5 rounds (+1 for the round under way).
+      let from = poller.roundsDone;
+      appendFileSync(path.join(dir, '37.capture.jsonl'), 'y\n');
+      await until(() => seen.length === 1);
+      expect(seen[0].file).toBe('37.capture.jsonl');
+      expect(seen[0].round - from).toBeLessThanOrEqual(6);
+      // Now it is hot: its next change is seen by the next round.
+      await until(() => poller.roundsDone > seen[0].round + 1);
+      from = poller.roundsDone;
+      appendFileSync(path.join(dir, '37.capture.jsonl'), 'z\n');
+      await until(() => seen.length === 2);
+      expect(seen[1]).toEqual({ file: '37.capture.jsonl', round: expect.any(Number) });
+      expect(seen[1].round - from).toBeLessThanOrEqual(1);
+      // A new file is seen by the next round's listing, whatever the sweep.
+      from = poller.roundsDone;
+      writeFileSync(path.join(dir, 'new.capture.jsonl'), 'n\n');
+      await until(() => seen.length === 3);
+      expect(seen[2].file).toBe('new.capture.jsonl');
+      expect(seen[2].round - from).toBeLessThanOrEqual(1);
+    } finally {
+      await poller.close();
+    }
+  });
+
   it('pauses at least GAP_FACTOR times as long as a slow round took before the next', async () => {
     const dir = path.join(tmp, 'slow');
     mkdirSync(dir);
     for (let i = 0; i < 200; i++) writeFileSync(path.join(dir, `${i}.capture.jsonl`), 'x\n');
-    const starts: number[] = [];
-    let inRound = false;
-    // Each name costs 2 ms: a round of about 400 ms, as a big dir on a slow mount would take.
+    // Each name costs 2 ms: a first round (which lists the dir) of about 400 ms, as a big dir on a slow mount takes.
     const slowName = (n: string) => {
-      if (!inRound) {
-        inRound = true;
-        starts.push(performance.now());
-      }
       const busyUntil = performance.now() + 2;
       while (performance.now() < busyUntil);
       return isCaptureName(n);
@@ -133,19 +161,17 @@ describe('Poller', () => {
     poller.add(dir, 'dir', true);
     poller.start();
     try {
-      const ends: number[] = [];
-      for (let r = 1; r <= 2; r++) {
-        await until(() => poller.roundsDone >= r);
-        ends.push(performance.now());
-        inRound = false;
-      }
-      await until(() => starts.length >= 2);
-      const first = ends[0] - starts[0];
-      expect(poller.lastRoundMs).toBeGreaterThan(350);
-      expect(first).toBeGreaterThan(350);
+      await poller.firstRound();
+      const firstEnd = performance.now();
+      const firstMs = poller.lastRoundMs;
+      expect(firstMs).toBeGreaterThan(350);
+      expect(poller.gapMs).toBeGreaterThanOrEqual(GAP_FACTOR * firstMs);
+      await until(() => poller.roundsDone >= 2);
       // the second round began no sooner than k x the first round's time after it ended
-      expect(starts[1] - ends[0]).toBeGreaterThanOrEqual(GAP_FACTOR * 350);
-      expect(poller.gapMs).toBeGreaterThanOrEqual(GAP_FACTOR * poller.lastRoundMs);
+      expect(performance.now() - firstEnd).toBeGreaterThanOrEqual(GAP_FACTOR * firstMs - 50);
+      // and, quick itself (the dir did not change: no listing), it is followed by the shortest pause
+      expect(poller.lastRoundMs).toBeLessThan(100);
+      expect(poller.gapMs).toBe(50);
     } finally {
       await poller.close();
     }
