@@ -1,5 +1,6 @@
 import { ChevronLeft, ChevronRight } from 'lucide-react';
 import Link from 'next/link';
+import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import type { CallRow } from '@/lib/index/index';
@@ -47,6 +48,7 @@ export function CallHeader({ run, rollout, call: c, position, total, prevHref, n
         {c.error_category ? <Badge tone="bad">{c.error_category}</Badge> : null}
         <span className="text-sm text-muted">{position + 1} of {total} in the rollout</span>
         <div className="ml-auto flex items-center gap-2">
+          <LiveRefresh runs={[run]} rollout={rollout} />
           <CopyPageLink label="Copy link" />
           {prevHref ? <Link href={prevHref} prefetch={false} className={nav} aria-label="Previous call"><ChevronLeft size={14} /> prev</Link> : null}
           {nextHref ? <Link href={nextHref} prefetch={false} className={nav} aria-label="Next call">next <ChevronRight size={14} /></Link> : null}

@@ -1,11 +1,13 @@
 'use client';
 
-// Subscribes to GET /api/events (Server-Sent Events, `event: change` with `{run, rollouts}`) and reports
-// the changes of the runs asked for (all runs when `runs` is null). The browser's EventSource reconnects by
-// itself; `status` says whether the stream is up, `activeRuns` which runs changed in the last few seconds.
+// Reports the changes of the runs asked for (all runs when `runs` is null) from GET /api/events (Server-Sent
+// Events, `event: change` with `{run, rollouts}`), through the one connection the browser's callscope tabs
+// share (shared-events.ts). `status` says whether the stream is up, `activeRuns` which runs changed in the
+// last few seconds.
 import { useEffect, useRef, useState } from 'react';
+import { subscribeEvents, type LiveStatus } from './shared-events';
 
-export type LiveStatus = 'connecting' | 'open' | 'closed';
+export type { LiveStatus };
 export interface RunChange {
   run: string;
   rollouts: string[];
@@ -37,28 +39,28 @@ export function useRunEvents(runs: string[] | null, onChange?: (change: RunChang
   useEffect(() => {
     const wanted = filter === null ? null : new Set(filter.split('\n'));
     const timers = new Map<string, ReturnType<typeof setTimeout>>();
-    const source = new EventSource('/api/events');
-    source.onopen = () => setStatus('open');
-    source.onerror = () => setStatus(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
-    source.addEventListener('change', (event) => {
-      const change = parseChange((event as MessageEvent<string>).data);
-      if (!change || (wanted && !wanted.has(change.run))) return;
-      setActiveRuns((prev) => (prev.has(change.run) ? prev : new Set(prev).add(change.run)));
-      clearTimeout(timers.get(change.run));
-      timers.set(
-        change.run,
-        setTimeout(() => {
-          setActiveRuns((prev) => {
-            const next = new Set(prev);
-            next.delete(change.run);
-            return next;
-          });
-        }, ACTIVE_MS),
-      );
-      callback.current?.(change);
+    const unsubscribe = subscribeEvents({
+      status: setStatus,
+      change: (data) => {
+        const change = parseChange(data);
+        if (!change || (wanted && !wanted.has(change.run))) return;
+        setActiveRuns((prev) => (prev.has(change.run) ? prev : new Set(prev).add(change.run)));
+        clearTimeout(timers.get(change.run));
+        timers.set(
+          change.run,
+          setTimeout(() => {
+            setActiveRuns((prev) => {
+              const next = new Set(prev);
+              next.delete(change.run);
+              return next;
+            });
+          }, ACTIVE_MS),
+        );
+        callback.current?.(change);
+      },
     });
     return () => {
-      source.close();
+      unsubscribe();
       for (const t of timers.values()) clearTimeout(t);
     };
   }, [filter]);

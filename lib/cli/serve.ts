@@ -18,12 +18,13 @@ import { makeGuard } from '../server/guard';
 import { setInstance, startInstance, type Instance } from '../server/instance';
 import { nativeScanStatus } from '../index/native-scan';
 
-const HELP = `usage: callscope serve [PATH...] [--port 3000] [--host 127.0.0.1] [--index-dir DIR] [--upstream URL] [--token T]
+const HELP = `usage: callscope serve [PATH...] [--port 3000] [--host 127.0.0.1] [--index-dir DIR] [--upstream URL] [--token T] [--poll]
 
 Serves the dashboard and API over the runs found in PATHs: rollouts files (ROLLOUTS.jsonl or
 ROLLOUTS.jsonl=CAPTURE_DIR), capture dirs, or directories holding them. Without PATH, serves the bundled
 demo data (generated on first use). The index lives in --index-dir (default .callscope/index).
 With --upstream, also captures calls sent to /ng-rollout/<id>/v1/... into the first capture dir.
+--poll follows every path by polling, as is done anyway for paths on network file systems (NFS, Lustre, ...).
 `;
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -89,6 +90,7 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
       'index-dir': { type: 'string' },
       upstream: { type: 'string' },
       token: { type: 'string' },
+      poll: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -110,7 +112,7 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   process.env.CALLSCOPE_PATHS = JSON.stringify(paths);
   process.env.CALLSCOPE_INDEX_DIR = indexDir;
 
-  const pending = startInstance(paths, indexDir);
+  const pending = startInstance(paths, indexDir, { poll: values.poll ? 'always' : undefined, log: (line) => io.stderr.write(`${line}\n`) });
   setInstance(pending);
   const instance = await pending;
   void reportProgress(instance, io);

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { parsePathSpec } from '../index/discovery';
 import { CallscopeIndex } from '../index/index';
-import { IndexWatcher } from '../index/watcher';
+import { IndexWatcher, type WatcherOptions } from '../index/watcher';
 
 export interface Instance {
   index: CallscopeIndex;
@@ -24,11 +24,14 @@ export function configuredPaths(): string[] {
   }
 }
 
-export async function startInstance(paths: string[], indexDir: string): Promise<Instance> {
+/** `watch.poll` defaults to CALLSCOPE_POLL (else polling network mounts only); the polling line goes to stderr. */
+export async function startInstance(paths: string[], indexDir: string, watch: WatcherOptions = {}): Promise<Instance> {
   const index = await CallscopeIndex.open(paths.map(parsePathSpec), indexDir);
-  const watcher = new IndexWatcher(index);
+  const watcher = new IndexWatcher(index, { log: (line) => process.stderr.write(`${line}\n`), ...watch });
   watcher.start();
-  const ready = index.refresh();
+  // A polled path's first round records what it holds; the first ingest starts after it, so that a write
+  // between the ingest's read and that round is not taken as already read (inotify's watch is set at once).
+  const ready = watcher.baselined().then(() => index.refresh());
   return { index, watcher, ready };
 }
 

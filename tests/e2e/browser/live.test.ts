@@ -1,5 +1,6 @@
 // A run still in progress: a call appended to a capture file shows up in the open pages without a reload,
-// and the reader keeps their place (the rollouts table's scroll position is unchanged).
+// and the reader keeps their place (the rollouts table's scroll position is unchanged). All of it twice: with
+// the watcher on inotify, and polling (`serve --poll`, what a capture dir on NFS or Lustre gets).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
@@ -13,32 +14,39 @@ import { ROOT, startServe, type Served } from '../../support/server';
 
 const RUN = 'workplace-assistant';
 
-let dir: string;
-let served: Served;
-let browser: Browser;
+describe.each<[string, string[]]>([
+  ['inotify', []],
+  ['polling', ['--poll']],
+])('live updates (%s)', (mode, extra) => {
+  let dir: string;
+  let served: Served;
+  let browser: Browser;
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-live-'));
-  const gen = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(dir, 'runs')], { cwd: ROOT, encoding: 'utf8' });
-  expect(gen.status, gen.stderr).toBe(0);
-  [served, browser] = await Promise.all([startServe([path.join(dir, 'runs'), '--index-dir', path.join(dir, 'idx')]), launchBrowser()]);
-});
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'callscope-live-'));
+    const gen = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(dir, 'runs')], { cwd: ROOT, encoding: 'utf8' });
+    expect(gen.status, gen.stderr).toBe(0);
+    [served, browser] = await Promise.all([startServe([path.join(dir, 'runs'), '--index-dir', path.join(dir, 'idx'), ...extra]), launchBrowser()]);
+  });
 
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-  if (dir) await fsp.rm(dir, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    await browser?.close();
+    await served?.stop();
+    if (dir) await fsp.rm(dir, { recursive: true, force: true });
+  });
 
-/** Appends a copy of the file's last call with a new model_call_id, started after it: one more call. */
-async function appendCall(rollout: string, id: string): Promise<void> {
-  const file = path.join(dir, 'runs', RUN, 'captures', `${rollout}.capture.jsonl`);
-  const lines = (await fsp.readFile(file, 'utf8')).split('\n').filter(Boolean);
-  const last = parseStrict(lines.at(-1)!) as JsonObject;
-  await fsp.appendFile(file, line({ ...last, model_call_id: id, started_at: (last.completed_at as number) + 1, completed_at: (last.completed_at as number) + 2 }));
-}
+  /** Appends a copy of the file's last call with a new model_call_id, started after it: one more call. */
+  async function appendCall(rollout: string, id: string): Promise<void> {
+    const file = path.join(dir, 'runs', RUN, 'captures', `${rollout}.capture.jsonl`);
+    const lines = (await fsp.readFile(file, 'utf8')).split('\n').filter(Boolean);
+    const last = parseStrict(lines.at(-1)!) as JsonObject;
+    await fsp.appendFile(file, line({ ...last, model_call_id: id, started_at: (last.completed_at as number) + 1, completed_at: (last.completed_at as number) + 2 }));
+  }
 
-describe('live updates', () => {
+  it('says whether it polls', () => {
+    expect(/by polling \(--poll\)/.test(served.output())).toBe(mode === 'polling');
+  });
+
   it('the rollouts table and the run header show an appended call without a reload, keeping the scroll position', async () => {
     const t = await openPage(browser, served.url);
     const { page } = t;
