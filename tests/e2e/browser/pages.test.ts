@@ -142,7 +142,7 @@ async function responseUsageShown(data: NemoGymData): Promise<void> {
   await visit('/', async (page) => {
     await heading(page, 'Runs');
     await page.getByText(/are sums of the rollout lines' own/).waitFor();
-    const row = page.getByRole('row', { name: `run ${run.id}` });
+    const row = page.getByRole('row', { name: `run ${run.id}`, exact: true });
     await row.getByTitle(new RegExp(`^${want.runTokensIn} tokens \\(the response\\.usage of 5 rollout lines: no captured calls\\)$`)).waitFor();
   });
 }
@@ -182,7 +182,7 @@ describe('every page renders cleanly', () => {
     await visit('/', async (page) => {
       await heading(page, 'Runs');
       for (const run of runs) {
-        const row = page.getByRole('row', { name: `run ${run.id}` });
+        const row = page.getByRole('row', { name: `run ${run.id}`, exact: true });
         await row.getByRole('link', { name: run.id }).waitFor();
         await expect.poll(() => row.getByRole('cell').nth(3).textContent()).toBe(run.totals.calls.toLocaleString('en-US'));
       }
