@@ -136,7 +136,7 @@ const runOf = (index: CallscopeIndex, file: string) => index.listRuns().find((r)
 
 for (const data of TIERS) {
   const want = EXPECTED[data.tier];
-  describe.skipIf(!data.present)(`index over ${data.title} (no capture)`, () => {
+  describe.skipIf(!data.present)(`index over ${data.title}, without capture`, () => {
     it('lists every line with its reward, by id or by line number', async () => {
       const index = await openIndex([data.dir]);
       expect(index.listRuns().length).toBe(data.files.length);
