@@ -5,10 +5,12 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiJson, CLEAN, problems, settle, type TrackedPage } from '../../support/browser';
-import { ROOT, type Served } from '../../support/server';
+import { FIXTURES, REAL, type NemoGymData } from '../../support/nemo-gym-data';
+import type { Served } from '../../support/server';
 import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
 
-const NEMO_GYM = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
+// NeMo Gym's own files beside our fixtures where they are present (their runs have other ids).
+const NEMO_GYM = REAL.present ? [FIXTURES, REAL] : [FIXTURES];
 const TABS = ['conversation', 'request', 'response', 'raw', 'delta'] as const;
 const TAB_NAMES = { conversation: 'Conversation', request: 'Request', response: 'Response', raw: 'Raw line', delta: 'Delta' };
 
@@ -46,7 +48,7 @@ const callRef = (c: CallInfo) => c.model_call_id ?? `i${c.call_index}`;
 const callPath = (run: string, rollout: string, c: CallInfo) => `/runs/${run}/rollouts/${encodeURIComponent(rollout)}/calls/${encodeURIComponent(callRef(c))}`;
 
 beforeAll(async () => {
-  session = await openSession('pages', (dir) => [demoRuns(dir), NEMO_GYM]);
+  session = await openSession('pages', (dir) => [demoRuns(dir), ...NEMO_GYM.map((d) => d.dir)]);
   ({ served, t } = session);
   runs = (await api<{ runs: RunInfo[] }>('/api/runs')).runs;
 });
@@ -65,6 +67,13 @@ async function visit(p: string, ready: (page: Page) => Promise<void>): Promise<v
 }
 
 const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+/** The run of one NeMo Gym-shaped file. */
+const runOf = (file: string) => {
+  const run = runs.find((r) => r.rollouts_file === file);
+  if (!run) throw new Error(`no run for ${file}`);
+  return run;
+};
 
 async function rolloutsReady(page: Page, run: RunInfo): Promise<void> {
   await heading(page, run.id);
@@ -98,6 +107,54 @@ async function callReady(page: Page, c: CallInfo, tab: (typeof TABS)[number]): P
   if (tab === 'delta') await panel.getByText(/Compared with|first call of its model server/).waitFor();
 }
 
+// What the SWE file's rollout 0-0 and its run show, read off the file with Python's json.loads: the line's
+// response.usage input and total tokens, and the input tokens summed over the file's 5 lines.
+const SWE_USAGE = {
+  fixtures: { tokensIn: '163,841', tokensTotal: '182,116', runTokensIn: '307,681' },
+  real: { tokensIn: '174,322', tokensTotal: '195,719', runTokensIn: '321,734' },
+};
+
+async function nemoGymRolloutsPages(data: NemoGymData): Promise<void> {
+  for (const file of [data.file.mcqa, data.file.tau2]) {
+    const run = runOf(file);
+    await visit(`/runs/${run.id}`, (page) => rolloutsReady(page, run));
+  }
+}
+
+async function rolloutWithoutCalls(data: NemoGymData): Promise<void> {
+  const run = runOf(data.file.mcqa).id;
+  const key = (await api<{ rollouts: RolloutRow[] }>(`/api/runs/${run}/rollouts?limit=1`)).rollouts[0].key;
+  const r = await api<{ rollout: { num_calls: number; rollout_id: string | null; line_no: number | null } }>(`/api/runs/${run}/rollouts/${encodeURIComponent(key)}`);
+  expect(r.rollout.num_calls).toBe(0);
+  await visit(`/runs/${run}/rollouts/${encodeURIComponent(key)}`, (page) => rolloutReady(page, r.rollout.rollout_id ?? `line ${r.rollout.line_no}`, 0));
+}
+
+async function responseUsageShown(data: NemoGymData): Promise<void> {
+  const run = runOf(data.file.anyswe_claude_code);
+  const want = SWE_USAGE[data.tier];
+  await visit(`/runs/${run.id}/rollouts/0-0`, async (page) => {
+    await rolloutReady(page, '0-0', 0);
+    await page.getByText(/are the rollout line's own response\.usage: this rollout has no captured calls/).waitFor();
+    await page.getByTitle(new RegExp(`^${want.tokensIn} — from the rollout line's response\\.usage: no captured calls$`)).waitFor();
+    await page.getByTitle(new RegExp(`^${want.tokensTotal} — from the rollout line's response\\.usage`)).waitFor();
+    await page.getByText(/^No capture evidence: the rollout line has no ng_model_call_capture/).waitFor(); // not "the capture is complete"
+  });
+  await visit('/', async (page) => {
+    await heading(page, 'Runs');
+    await page.getByText(/are sums of the rollout lines' own/).waitFor();
+    const row = page.getByRole('row', { name: `run ${run.id}`, exact: true });
+    await row.getByTitle(new RegExp(`^${want.runTokensIn} tokens \\(the response\\.usage of 5 rollout lines: no captured calls\\)$`)).waitFor();
+  });
+}
+
+async function lineTreeAtOnce(data: NemoGymData): Promise<void> {
+  await visit(`/runs/${runOf(data.file.anyswe_claude_code).id}/rollouts/0-0`, async (page) => {
+    const tree = page.getByRole('tree', { name: 'rollout line' });
+    await tree.waitFor();
+    await tree.locator('[data-pointer="/line/responses_create_params"]').waitFor(); // the line's first key (the tree is virtualized)
+  });
+}
+
 /** Text on the page drawn with a system font, not the page's web fonts (app/fonts.ts): `font: element`. */
 async function systemFontText(page: Page): Promise<string[]> {
   const cdp = await page.context().newCDPSession(page);
@@ -125,19 +182,20 @@ describe('every page renders cleanly', () => {
     await visit('/', async (page) => {
       await heading(page, 'Runs');
       for (const run of runs) {
-        const row = page.getByRole('row', { name: `run ${run.id}` });
+        const row = page.getByRole('row', { name: `run ${run.id}`, exact: true });
         await row.getByRole('link', { name: run.id }).waitFor();
         await expect.poll(() => row.getByRole('cell').nth(3).textContent()).toBe(run.totals.calls.toLocaleString('en-US'));
       }
     });
-    expect(runs.length).toBe(5 + 6);
+    expect(runs.length).toBe(5 + NEMO_GYM.reduce((n, d) => n + d.files.length, 0));
   }, 60_000);
 
-  it('rollouts of a capture run, the rollouts-only run, the capture-only run and real NeMo Gym files', async () => {
-    const ids = ['workplace-assistant', 'tau2-retail', 'proxy-sessions', 'mcqa__example_rollouts', 'tau2__example_rollouts'];
+  it('rollouts of a capture run, the rollouts-only run, the capture-only run and NeMo Gym-shaped files', async () => {
+    const ids = ['workplace-assistant', 'tau2-retail', 'proxy-sessions'];
     const chosen = runs.filter((r) => ids.includes(r.id));
     expect(chosen.map((r) => r.id).sort()).toEqual([...ids].sort());
     for (const run of chosen) await visit(`/runs/${run.id}`, (page) => rolloutsReady(page, run));
+    await nemoGymRolloutsPages(FIXTURES);
   }, 120_000);
 
   it("the pages' own text needs no system font (a glyph the web fonts lack costs a synchronous font lookup)", async () => {
@@ -183,7 +241,7 @@ describe('every page renders cleanly', () => {
     });
   });
 
-  it('rollouts: two model servers, attachment-only, capture-only, a failed attempt, and a real NeMo Gym rollout without calls', async () => {
+  it('rollouts: two model servers, attachment-only, capture-only, a failed attempt, and a NeMo Gym-shaped rollout without calls', async () => {
     const first = async (run: string, pick: (r: RolloutRow & { failure_class: string | null }) => boolean = () => true) =>
       [run, (await api<{ rollouts: (RolloutRow & { failure_class: string | null })[] }>(`/api/runs/${run}/rollouts?limit=100`)).rollouts.find(pick)!.key] as const;
     const picks = [
@@ -191,7 +249,7 @@ describe('every page renders cleanly', () => {
       await first('tau2-retail'),
       await first('proxy-sessions'),
       await first('swe-claude-code', (r) => r.failure_class !== null),
-      await first('mcqa__example_rollouts'),
+      await first(runOf(FIXTURES.file.mcqa).id),
     ];
     for (const [run, key] of picks) {
       const r = await api<{ rollout: { num_calls: number; rollout_id: string | null; line_no: number | null } }>(`/api/runs/${run}/rollouts/${encodeURIComponent(key)}`);
@@ -219,30 +277,12 @@ describe('every page renders cleanly', () => {
     throw new Error('no successful Responses call in math-with-judge');
   }, 60_000);
 
-  it("a real NeMo Gym rollout without calls shows its line's response.usage, said to be that; the runs page marks the sums", async () => {
-    const run = runs.find((r) => r.id.startsWith('anyswe_agent'))!;
-    await visit(`/runs/${run.id}/rollouts/0-0`, async (page) => {
-      await rolloutReady(page, '0-0', 0);
-      await page.getByText(/are the rollout line's own response\.usage: this rollout has no captured calls/).waitFor();
-      await page.getByTitle(/^174,322 — from the rollout line's response\.usage: no captured calls$/).waitFor();
-      await page.getByTitle(/^195,719 — from the rollout line's response\.usage/).waitFor();
-      await page.getByText(/^No capture evidence: the rollout line has no ng_model_call_capture/).waitFor(); // not "the capture is complete"
-    });
-    await visit('/', async (page) => {
-      await heading(page, 'Runs');
-      await page.getByText(/are sums of the rollout lines' own/).waitFor();
-      const row = page.getByRole('row', { name: `run ${run.id}` });
-      await row.getByTitle(/^321,734 tokens \(the response\.usage of 5 rollout lines: no captured calls\)$/).waitFor();
-    });
+  it("a NeMo Gym-shaped rollout without calls shows its line's response.usage, said to be that; the runs page marks the sums", async () => {
+    await responseUsageShown(FIXTURES);
   }, 120_000);
 
   it("the rollout's own line as a tree: at once without calls, on demand with them, and opened by a #/line/... link", async () => {
-    const real = runs.find((r) => r.id.startsWith('anyswe_agent'))!;
-    await visit(`/runs/${real.id}/rollouts/0-0`, async (page) => {
-      const tree = page.getByRole('tree', { name: 'rollout line' });
-      await tree.waitFor();
-      await tree.locator('[data-pointer="/line/responses_create_params"]').waitFor(); // the line's first key (the tree is virtualized)
-    });
+    await lineTreeAtOnce(FIXTURES);
     // A rollout with calls: the line waits for "Show"; a link to a node inside it opens it with the node highlighted.
     const { rollout } = await api<{ rollout: { reward: number | null } }>('/api/runs/swe-claude-code/rollouts/0-0');
     await visit('/runs/swe-claude-code/rollouts/0-0', async (page) => {
@@ -288,7 +328,7 @@ describe('every page renders cleanly', () => {
   }, 150_000);
 
   it('compare: every demo run (with and without captures or rollouts files), and the run picker', async () => {
-    const demo = runs.filter((r) => !r.rollouts_file?.startsWith(NEMO_GYM)).map((r) => r.id);
+    const demo = runs.filter((r) => !NEMO_GYM.some((d) => r.rollouts_file?.startsWith(d.dir + path.sep))).map((r) => r.id);
     expect(demo.length).toBe(5);
     await visit(`/compare?runs=${demo.join(',')}`, async (page) => {
       await heading(page, `Compare ${demo.length} runs`);
@@ -299,6 +339,24 @@ describe('every page renders cleanly', () => {
       await page.getByText('Choose runs to compare').waitFor();
       await page.getByRole('checkbox').first().waitFor();
     });
+  }, 60_000);
+});
+
+describe.skipIf(!REAL.present)(`${REAL.title}: their pages`, () => {
+  it('rollouts of the mcqa and tau2 files', async () => {
+    await nemoGymRolloutsPages(REAL);
+  }, 120_000);
+
+  it('an mcqa rollout without calls', async () => {
+    await rolloutWithoutCalls(REAL);
+  }, 60_000);
+
+  it("a SWE rollout without calls shows its line's response.usage, said to be that; the runs page marks the sums", async () => {
+    await responseUsageShown(REAL);
+  }, 120_000);
+
+  it("a SWE rollout's own line as a tree, at once", async () => {
+    await lineTreeAtOnce(REAL);
   }, 60_000);
 });
 

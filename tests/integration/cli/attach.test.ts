@@ -7,12 +7,10 @@ import { rolloutIdFromBody } from '../../../lib/capture/ids';
 import { parsePython, serialize } from '../../../lib/capture/json';
 import { line, makeExchange } from '../../support/exchange';
 import { runCli } from '../../support/cli';
+import { FIXTURES, TIERS } from '../../support/nemo-gym-data';
 
-const DATA = path.resolve(import.meta.dirname, '../../../../shared/data/nemo-gym-rollouts');
-const realFiles = readdirSync(DATA).filter((f) => f.endsWith('.jsonl'));
 const NO_RECORDS = (id: string) =>
   `"ng_model_call_capture":{"rollout_id":"${id}","metrics":{"tokens_in":null,"tokens_out":null,"tokens_reasoning":null,"tokens_total":null,"cached_tokens":null,"latency_total_ms":null,"num_calls":0},"calls":[],"gaps":[{"code":"model_call_capture_no_records"}]}`;
-
 let dir: string;
 let captures: string;
 beforeEach(() => {
@@ -24,39 +22,45 @@ afterEach(async () => {
   await fsp.rm(dir, { recursive: true, force: true });
 });
 
-describe('callscope attach on real NeMo Gym rollout files (empty capture dir)', () => {
-  it('has the real files to test with', () => {
-    expect(realFiles.length).toBeGreaterThanOrEqual(6);
-  });
+// The string_match lines' ids, in the order their file has them (completion order).
+const COMPLETION_ORDER = { fixtures: ['0-0', '2-0', '4-0', '1-0', '3-0'], real: ['0-0', '3-0', '4-0', '2-0', '1-0'] };
 
-  it.each(realFiles)('%s: lines with an id gain no_records, the others pass byte for byte', async (name) => {
-    const input = path.join(DATA, name);
-    const output = path.join(dir, 'out.jsonl');
-    const r = await runCli(['attach', '--capture-dir', captures, '--input', input, '--output', output]);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    const inLines = readFileSync(input, 'utf8').split('\n').filter((l, i, a) => i < a.length - 1 || l !== '');
-    const outLines = readFileSync(output, 'utf8').split('\n');
-    expect(outLines.pop()).toBe('');
-    expect(outLines).toHaveLength(inLines.length);
-    inLines.forEach((text, i) => {
-      const id = rolloutIdFromBody(parsePython(text));
-      if (id === null) {
-        expect(outLines[i]).toBe(text);
-      } else {
-        // Collector lines are orjson output, so the merged line is the same bytes plus the attachment at the end.
-        expect(outLines[i]).toBe(serialize(parsePython(text)).slice(0, -1) + ',' + NO_RECORDS(id) + '}');
-        if (text === serialize(parsePython(text))) expect(outLines[i].startsWith(text.slice(0, -1))).toBe(true);
-      }
+for (const data of TIERS) {
+  describe.skipIf(!data.present)(`callscope attach on ${data.title}, with an empty capture dir`, () => {
+    it('has the six shapes to test with', () => {
+      expect(data.files.length).toBeGreaterThanOrEqual(6);
+      for (const file of Object.values(data.file)) expect(existsSync(file), file).toBe(true);
+    });
+
+    it.each(data.files.map((f) => path.basename(f)))('%s: lines with an id gain no_records, the others pass byte for byte', async (name) => {
+      const input = path.join(data.dir, name);
+      const output = path.join(dir, 'out.jsonl');
+      const r = await runCli(['attach', '--capture-dir', captures, '--input', input, '--output', output]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const inLines = readFileSync(input, 'utf8').split('\n').filter((l, i, a) => i < a.length - 1 || l !== '');
+      const outLines = readFileSync(output, 'utf8').split('\n');
+      expect(outLines.pop()).toBe('');
+      expect(outLines).toHaveLength(inLines.length);
+      inLines.forEach((text, i) => {
+        const id = rolloutIdFromBody(parsePython(text));
+        if (id === null) {
+          expect(outLines[i]).toBe(text);
+        } else {
+          // Collector lines are orjson output, so the merged line is the same bytes plus the attachment at the end.
+          expect(outLines[i]).toBe(serialize(parsePython(text)).slice(0, -1) + ',' + NO_RECORDS(id) + '}');
+          if (text === serialize(parsePython(text))) expect(outLines[i].startsWith(text.slice(0, -1))).toBe(true);
+        }
+      });
+    });
+
+    it('string_match lines get ids from their indices, in completion order', async () => {
+      const r = await runCli(['attach', '--capture-dir', captures, '--input', data.file.string_match]);
+      const ids = r.stdout.trim().split('\n').map((l) => (parsePython(l) as { ng_model_call_capture: { rollout_id: string } }).ng_model_call_capture.rollout_id);
+      expect(ids).toEqual(COMPLETION_ORDER[data.tier]);
     });
   });
-
-  it('string_match lines get ids from their indices, in completion order', async () => {
-    const r = await runCli(['attach', '--capture-dir', captures, '--input', path.join(DATA, 'string_match__example_rollouts.jsonl')]);
-    const ids = r.stdout.trim().split('\n').map((l) => (parsePython(l) as { ng_model_call_capture: { rollout_id: string } }).ng_model_call_capture.rollout_id);
-    expect(ids).toEqual(['0-0', '3-0', '4-0', '2-0', '1-0']);
-  });
-});
+}
 
 describe('callscope attach with captures', () => {
   it('attaches metrics and calls, with payloads only under --include-payloads', async () => {
@@ -127,7 +131,7 @@ describe('callscope attach: bad input', () => {
 
 describe('the installed command', () => {
   it('npm run callscope -- attach works end to end through bin/callscope.js', () => {
-    const r = spawnSync(process.execPath, ['bin/callscope.js', 'attach', '--capture-dir', captures, '--input', path.join(DATA, 'string_match__example_rollouts.jsonl')], {
+    const r = spawnSync(process.execPath, ['bin/callscope.js', 'attach', '--capture-dir', captures, '--input', FIXTURES.file.string_match], {
       cwd: path.resolve(import.meta.dirname, '../../..'),
       encoding: 'utf8',
     });

@@ -12,16 +12,40 @@ import { parsePathSpec } from '../../../lib/index/discovery';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { useDemo } from '../../support/demo';
 import { line, makeExchange } from '../../support/exchange';
+import { nonBlankLines, TIERS, type NemoGymData, type Shape } from '../../support/nemo-gym-data';
 import { reportFigure } from '../../support/reliability';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const fx = useDemo('callscope-index-');
-const DATA = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
 
 async function openIndex(paths: string[], dir = path.join(fx.tmp, `idx-${Math.random().toString(36).slice(2)}`)) {
   const index = await CallscopeIndex.open(paths.map((p) => ({ path: p })), dir);
   await index.refresh();
   return index;
+}
+
+/**
+ * A rollouts file appended to while a full pass reads it: the tier's rollout files as one file (no capture
+ * dir), read in small slices by a worker so that the pass awaits between them; the live path is asked for the
+ * same file meanwhile, as the watcher would. Every line must be indexed once.
+ */
+async function appendedDuringPass(data: NemoGymData): Promise<void> {
+  const root = path.join(fx.tmp, `race-${data.tier}`);
+  mkdirSync(root, { recursive: true });
+  const file = path.join(root, 'rollouts.jsonl');
+  const source = data.files.map((f) => readFileSync(f, 'utf8').replace(/\n?$/, '\n')).join('');
+  writeFileSync(file, source);
+  const index = await CallscopeIndex.open([{ path: file }], path.join(fx.tmp, `idx-race-${data.tier}`), { workers: 1, minBytes: 0, sliceBytes: 4096 });
+  const full = index.refresh();
+  const extra = source.split('\n')[0] + '\n';
+  await new Promise((r) => setTimeout(r, 0));
+  appendFileSync(file, extra);
+  const live = index.refreshPaths(new Set([file]));
+  await Promise.all([full, live]);
+  await index.refresh();
+  const lines = source.split('\n').filter(Boolean).length + 1;
+  const rows = index.db.prepare('SELECT key, line_no FROM rollouts ORDER BY line_no').all() as { key: string; line_no: number }[];
+  expect(rows.map((r) => r.line_no)).toEqual(Array.from({ length: lines }, (_, i) => i + 1));
+  index.close();
 }
 
 describe('index over the demo data', () => {
@@ -74,85 +98,127 @@ describe('index over the demo data', () => {
   });
 });
 
-describe('index over the real NeMo Gym rollout files (no capture)', () => {
-  it('lists every line with its reward, by id or by line number', async () => {
-    const index = await openIndex([DATA]);
-    const runs = index.listRuns();
-    expect(runs.length).toBe(readdirSync(DATA).filter((f) => f.endsWith('.jsonl')).length);
-    const mcqa = runs.find((r) => r.id.startsWith('mcqa'))!;
-    const page = index.listRollouts(mcqa.id, { sort: 'rollout', order: 'asc', limit: 50 })!;
-    expect(page.rollouts.map((r) => r.key)).toEqual(['line-1', 'line-2', 'line-3', 'line-4', 'line-5']);
-    const sm = runs.find((r) => r.id.startsWith('string_match'))!;
-    expect(index.listRollouts(sm.id, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key)).toEqual(['0-0', '1-0', '2-0', '3-0', '4-0']);
-    index.close();
-  });
+// What each tier's files hold, read off them with Python's json.loads (rewards by key; each line's
+// response.usage: input/output/total tokens, input_tokens_details.cached_tokens, output_tokens_details.reasoning_tokens).
+const EXPECTED = {
+  fixtures: {
+    mcqaRewards: [1, 0, 1, 0, 1],
+    stringMatchRewards: { '0-0': 1, '1-0': 0, '2-0': 1, '3-0': 1, '4-0': 1 },
+    instance: 'quillpress__quillpress-3318',
+    otherInstance: 'astropy__astropy',
+    usage: {
+      anyswe: ['0-0', { tokens_in: 163841, tokens_out: 18275, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 182116 }],
+      string_match: ['3-0', { tokens_in: 31, tokens_out: 96, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 127 }],
+      workplace: ['line-1', { tokens_in: 2291, tokens_out: 57, tokens_reasoning: 0, cached_tokens: 2048, tokens_total: 2348 }],
+      tau2: '104-7',
+    },
+    anysweSum: { rollouts: 5, tokens_in: 307681, tokens_out: 33900, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 341581 },
+    stringMatchSum: { rollouts: 5, tokens_in: 133, tokens_out: 186, tokens_total: 319 },
+  },
+  real: {
+    mcqaRewards: [0, 1, 0, 1, 1],
+    stringMatchRewards: { '0-0': 1, '1-0': 1, '2-0': 1, '3-0': 1, '4-0': 1 },
+    instance: 'astropy__astropy-12907',
+    otherInstance: 'django__django',
+    usage: {
+      anyswe: ['0-0', { tokens_in: 174322, tokens_out: 21397, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 195719 }],
+      string_match: ['3-0', { tokens_in: 32, tokens_out: 28, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 60 }],
+      workplace: ['line-1', { tokens_in: 2279, tokens_out: 61, tokens_reasoning: 0, cached_tokens: 2048, tokens_total: 2340 }],
+      tau2: '102-7',
+    },
+    anysweSum: { rollouts: 5, tokens_in: 321734, tokens_out: 37746, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 359480 },
+    stringMatchSum: { rollouts: 5, tokens_in: 144, tokens_out: 233, tokens_total: 377 },
+  },
+} as const;
 
-  it('paired with an empty capture dir: the gaps and attachment NeMo Gym\'s merge gives (none for a line without a rollout id)', async () => {
-    const captures = path.join(fx.tmp, 'empty-captures');
-    mkdirSync(captures, { recursive: true });
-    for (const f of ['string_match__example_rollouts.jsonl', 'workplace_assistant__example_rollouts.jsonl']) {
-      const index = await CallscopeIndex.open([parsePathSpec(`${path.join(DATA, f)}=${captures}`)], path.join(fx.tmp, `idx-empty-${f}`));
-      await index.refresh();
-      const run = index.listRuns()[0];
-      const lines = readFileSync(path.join(DATA, f), 'utf8').split('\n').filter((l) => l.trim());
-      const page = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 50 })!;
-      expect(page.rollouts.length).toBe(lines.length);
-      for (const row of page.rollouts) {
-        const merged = await mergeCaptureIntoLine(parsePython(lines[row.line_no! - 1]), [captures], false);
-        const detail = (await index.rolloutDetail(run.id, row.key))!;
-        const expected = merged.line ? (merged.line.ng_model_call_capture as JsonObject) : null;
-        expect(detail.capture === null ? null : serialize(detail.capture as JsonObject), row.key).toBe(expected === null ? null : serialize(expected));
-        expect(JSON.parse(row.gaps ?? '[]'), row.key).toEqual(expected ? (expected.gaps ?? []) : []);
-      }
+/** The run of one of the tier's files. */
+const runOf = (index: CallscopeIndex, file: string) => index.listRuns().find((r) => r.rollouts_file === file)!;
+
+for (const data of TIERS) {
+  const want = EXPECTED[data.tier];
+  describe.skipIf(!data.present)(`index over ${data.title}, without capture`, () => {
+    it('lists every line with its reward, by id or by line number', async () => {
+      const index = await openIndex([data.dir]);
+      expect(index.listRuns().length).toBe(data.files.length);
+      const mcqa = index.listRollouts(runOf(index, data.file.mcqa).id, { sort: 'rollout', order: 'asc', limit: 50 })!;
+      expect(mcqa.rollouts.map((r) => r.key)).toEqual(['line-1', 'line-2', 'line-3', 'line-4', 'line-5']);
+      expect(mcqa.rollouts.map((r) => r.reward)).toEqual(want.mcqaRewards);
+      const sm = index.listRollouts(runOf(index, data.file.string_match).id, { sort: 'rollout', order: 'asc', limit: 50 })!;
+      expect(sm.rollouts.map((r) => r.key)).toEqual(['0-0', '1-0', '2-0', '3-0', '4-0']);
+      expect(Object.fromEntries(sm.rollouts.map((r) => [r.key, r.reward]))).toEqual(want.stringMatchRewards);
       index.close();
-    }
-  });
+    });
 
-  it("search finds a SWE line by its request metadata's instance_id, and a tau2 line by its task's id (their task column)", async () => {
-    const index = await openIndex([DATA]);
-    const run = (prefix: string) => index.listRuns().find((r) => r.id.startsWith(prefix))!.id;
-    // The file's 5 lines are 5 rollouts of one SWE-bench instance (task 0).
-    const found = index.listRollouts(run('anyswe'), { sort: 'rollout', order: 'asc', limit: 50, q: 'astropy__astropy-12907' })!;
-    expect(found.rollouts.map((r) => [r.key, r.task])).toEqual(['0-0', '0-1', '0-2', '0-3', '0-4'].map((k) => [k, 'astropy__astropy-12907']));
-    expect(index.listRollouts(run('anyswe'), { sort: 'rollout', order: 'asc', limit: 50, q: 'django__django' })!.total).toBe(0);
-    const tau2 = JSON.parse(readFileSync(path.join(DATA, 'tau2__example_rollouts.jsonl'), 'utf8').split('\n')[0]) as { task: { id: string } };
-    const first = index.listRollouts(run('tau2'), { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.find((r) => r.line_no === 1)!;
-    expect(first.task).toBe(tau2.task.id);
-    index.close();
-  });
+    it("paired with an empty capture dir: the gaps and attachment NeMo Gym's merge gives (none for a line without a rollout id)", async () => {
+      const captures = path.join(fx.tmp, `empty-captures-${data.tier}`);
+      mkdirSync(captures, { recursive: true });
+      for (const file of [data.file.string_match, data.file.workplace_assistant]) {
+        const index = await CallscopeIndex.open([parsePathSpec(`${file}=${captures}`)], path.join(fx.tmp, `idx-empty-${data.tier}-${path.basename(file)}`));
+        await index.refresh();
+        const run = index.listRuns()[0];
+        const lines = nonBlankLines(readFileSync(file, 'utf8'));
+        const page = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 50 })!;
+        expect(page.rollouts.length).toBe(lines.length);
+        for (const row of page.rollouts) {
+          const merged = await mergeCaptureIntoLine(parsePython(lines[row.line_no! - 1]), [captures], false);
+          const detail = (await index.rolloutDetail(run.id, row.key))!;
+          const expected = merged.line ? (merged.line.ng_model_call_capture as JsonObject) : null;
+          expect(detail.capture === null ? null : serialize(detail.capture as JsonObject), row.key).toBe(expected === null ? null : serialize(expected));
+          expect(JSON.parse(row.gaps ?? '[]'), row.key).toEqual(expected ? (expected.gaps ?? []) : []);
+        }
+        index.close();
+      }
+    });
 
-  it("keeps each line's own response.usage (the files have no calls), per rollout and summed per run", async () => {
-    const index = await openIndex([DATA]);
-    const runs = index.listRuns();
-    const run = (prefix: string) => runs.find((r) => r.id.startsWith(prefix))!;
-    const rollout = async (prefix: string, key: string) => presentRollout((await index.rolloutDetail(run(prefix).id, key))!.rollout);
-    // Values read off the files with Python's json (input/output/total tokens, input_tokens_details.cached_tokens).
-    expect((await rollout('anyswe', '0-0')).response_usage).toEqual({ tokens_in: 174322, tokens_out: 21397, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 195719 });
-    expect((await rollout('string_match', '3-0')).response_usage).toEqual({ tokens_in: 32, tokens_out: 28, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 60 });
-    expect((await rollout('workplace', 'line-1')).response_usage).toEqual({ tokens_in: 2279, tokens_out: 61, tokens_reasoning: 0, cached_tokens: 2048, tokens_total: 2340 });
-    expect((await rollout('tau2', '102-7')).response_usage).toBeNull(); // "usage": null
-    expect(run('anyswe').totals.response_usage).toEqual({ rollouts: 5, tokens_in: 321734, tokens_out: 37746, tokens_reasoning: 0, cached_tokens: 0, tokens_total: 359480 });
-    expect(run('string_match').totals.response_usage).toMatchObject({ rollouts: 5, tokens_in: 144, tokens_out: 233, tokens_total: 377 });
-    expect(run('tau2').totals.response_usage).toBeNull();
-    // The captured figures stay unknown: no call was captured.
-    expect(run('anyswe').totals).toMatchObject({ calls: 0, tokens_in: null, tokens_total: null });
-    index.close();
+    it("search finds a SWE line by its request metadata's instance_id, and a tau2 line by its task's id (their task column)", async () => {
+      const index = await openIndex([data.dir]);
+      // The SWE file's 5 lines are 5 rollouts of one instance (task 0).
+      const swe = runOf(index, data.file.anyswe_claude_code).id;
+      const found = index.listRollouts(swe, { sort: 'rollout', order: 'asc', limit: 50, q: want.instance })!;
+      expect(found.rollouts.map((r) => [r.key, r.task])).toEqual(['0-0', '0-1', '0-2', '0-3', '0-4'].map((k) => [k, want.instance]));
+      expect(index.listRollouts(swe, { sort: 'rollout', order: 'asc', limit: 50, q: want.otherInstance })!.total).toBe(0);
+      const tau2 = JSON.parse(readFileSync(data.file.tau2, 'utf8').split('\n')[0]) as { task: { id: string } };
+      const first = index.listRollouts(runOf(index, data.file.tau2).id, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.find((r) => r.line_no === 1)!;
+      expect(first.task).toBe(tau2.task.id);
+      index.close();
+    });
+
+    it("keeps each line's own response.usage (the files have no calls), per rollout and summed per run", async () => {
+      const index = await openIndex([data.dir]);
+      const run = (shape: Shape) => runOf(index, data.file[shape]);
+      const rollout = async (shape: Shape, key: string) => presentRollout((await index.rolloutDetail(run(shape).id, key))!.rollout);
+      const { anyswe, string_match, workplace, tau2 } = want.usage;
+      expect((await rollout('anyswe_claude_code', anyswe[0])).response_usage).toEqual(anyswe[1]);
+      expect((await rollout('string_match', string_match[0])).response_usage).toEqual(string_match[1]);
+      expect((await rollout('workplace_assistant', workplace[0])).response_usage).toEqual(workplace[1]);
+      expect((await rollout('tau2', tau2)).response_usage).toBeNull(); // "usage": null
+      expect(run('anyswe_claude_code').totals.response_usage).toEqual(want.anysweSum);
+      expect(run('string_match').totals.response_usage).toMatchObject(want.stringMatchSum);
+      expect(run('tau2').totals.response_usage).toBeNull();
+      // The captured figures stay unknown: no call was captured.
+      expect(run('anyswe_claude_code').totals).toMatchObject({ calls: 0, tokens_in: null, tokens_total: null });
+      index.close();
+    });
+
+    it('the workplace_assistant file (5 lines, no final newline) lists all 5 rollouts', async () => {
+      const file = data.file.workplace_assistant;
+      expect(readFileSync(file, 'utf8').split('\n').length).toBe(5); // 4 newlines: the 5th line is unterminated
+      const index = await openIndex([file]);
+      const run = index.listRuns()[0];
+      expect(index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key)).toEqual(['line-1', 'line-2', 'line-3', 'line-4', 'line-5']);
+      expect(run.totals.response_usage?.rollouts).toBe(5);
+      index.close();
+    });
+
+    it('a rollouts file appended to while a full pass reads it: every line indexed once (no duplicate rollout)', async () => {
+      await appendedDuringPass(data);
+    });
   });
-});
+}
 
 describe('a rollouts file whose last line has no newline', () => {
   const keys = (index: CallscopeIndex, run: string) => index.listRollouts(run, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key);
   const rollout = (t: number, extra = '') => `{"_ng_task_index":${t},"_ng_rollout_index":0,"reward":${t / 10}${extra}}`;
-
-  it('the real workplace_assistant file (5 lines, no final newline) lists all 5 rollouts', async () => {
-    const file = path.join(DATA, 'workplace_assistant__example_rollouts.jsonl');
-    expect(readFileSync(file, 'utf8').split('\n').length).toBe(5); // 4 newlines: the 5th line is unterminated
-    const index = await openIndex([file]);
-    const run = index.listRuns()[0];
-    expect(keys(index, run.id)).toEqual(['line-1', 'line-2', 'line-3', 'line-4', 'line-5']);
-    expect(run.totals.response_usage?.rollouts).toBe(5);
-    index.close();
-  });
 
   it('a whole-object tail is listed; appends read it again in place; a partial tail waits; restarts read nothing', async () => {
     const root = path.join(fx.tmp, 'tail');
@@ -255,28 +321,6 @@ describe('live ingest', () => {
     expect(count()).toBe(4);
     const detail = await index.rolloutDetail('run', '0-0');
     expect((detail!.capture!.calls as JsonObject[]).map((c) => c.model_call_id)).toEqual(['a', 'b', 'c']);
-    index.close();
-  });
-
-  it('a rollouts file appended to while a full pass reads it: every line indexed once (no duplicate rollout)', async () => {
-    // The real rollout files (no capture dir), read in small slices by a worker so that the pass awaits between
-    // them; the live path is asked for the same file meanwhile, as the watcher would.
-    const root = path.join(fx.tmp, 'race');
-    mkdirSync(root, { recursive: true });
-    const file = path.join(root, 'rollouts.jsonl');
-    const source = readdirSync(DATA).filter((f) => f.endsWith('.jsonl')).map((f) => readFileSync(path.join(DATA, f), 'utf8').replace(/\n?$/, '\n')).join('');
-    writeFileSync(file, source);
-    const index = await CallscopeIndex.open([{ path: file }], path.join(fx.tmp, 'idx-race'), { workers: 1, minBytes: 0, sliceBytes: 4096 });
-    const full = index.refresh();
-    const extra = source.split('\n')[0] + '\n';
-    await new Promise((r) => setTimeout(r, 0));
-    appendFileSync(file, extra);
-    const live = index.refreshPaths(new Set([file]));
-    await Promise.all([full, live]);
-    await index.refresh();
-    const lines = source.split('\n').filter(Boolean).length + 1;
-    const rows = index.db.prepare('SELECT key, line_no FROM rollouts ORDER BY line_no').all() as { key: string; line_no: number }[];
-    expect(rows.map((r) => r.line_no)).toEqual(Array.from({ length: lines }, (_, i) => i + 1));
     index.close();
   });
 

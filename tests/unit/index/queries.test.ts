@@ -13,9 +13,9 @@ import { SORT_COLUMNS, type SortKey } from '../../../lib/index/schema';
 import { line, makeExchange } from '../../support/exchange';
 import { presentRollout } from '../../../lib/api/present';
 import { shownTokens } from '../../../lib/view/table';
+import { TIERS } from '../../support/nemo-gym-data';
 
 const fx = useDemo('callscope-queries-');
-const DATA = path.resolve(import.meta.dirname, '../../../../shared/data/nemo-gym-rollouts');
 const TOKEN_SORTS = { tokens_in: 'tokens_in', tokens_out: 'tokens_out', tokens_reasoning: 'tokens_reasoning', tokens_cached: 'cached_tokens', tokens_total: 'tokens_total' } as const;
 
 async function openIndex(dir: string) {
@@ -24,21 +24,29 @@ async function openIndex(dir: string) {
   return index;
 }
 
-describe('token sort keys', () => {
-  it("sort rollouts without captured calls by their line's response.usage, as the views show them", async () => {
-    const index = await CallscopeIndex.open([{ path: path.join(DATA, 'anyswe_agent__example_rollouts_claude_code.jsonl') }], path.join(fx.tmp, 'idx-usage-sort'));
-    await index.refresh();
-    const run = index.listRuns()[0].id;
-    const keys = (sort: SortKey, order: 'asc' | 'desc') => index.listRollouts(run, { sort, order, limit: 2 });
-    // input_tokens read off the file: 0-0 174322, 0-2 51762, 0-1 32994, 0-3 31397, 0-4 31259.
-    const first = keys('tokens_in', 'desc')!;
-    expect(first.rollouts.map((r) => r.key)).toEqual(['0-0', '0-2']);
-    const rest = index.listRollouts(run, { sort: 'tokens_in', order: 'desc', limit: 10, cursor: first.next_cursor! })!;
-    expect(rest.rollouts.map((r) => r.key)).toEqual(['0-1', '0-3', '0-4']);
-    expect(keys('tokens_in', 'asc')!.rollouts.map((r) => r.key)).toEqual(['0-4', '0-3']);
-    index.close();
+// The SWE file's rollouts by their line's response.usage input_tokens, read off it with Python's json.loads.
+const BY_TOKENS_IN = {
+  fixtures: ['0-0', '0-4', '0-1', '0-3', '0-2'], // 163841, 48213, 35102, 30655, 29870
+  real: ['0-0', '0-2', '0-1', '0-3', '0-4'], // 174322, 51762, 32994, 31397, 31259
+};
+
+for (const data of TIERS) {
+  describe.skipIf(!data.present)(`token sort keys over ${data.title}`, () => {
+    it("sort rollouts without captured calls by their line's response.usage, as the views show them", async () => {
+      const index = await CallscopeIndex.open([{ path: data.file.anyswe_claude_code }], path.join(fx.tmp, `idx-usage-sort-${data.tier}`));
+      await index.refresh();
+      const run = index.listRuns()[0].id;
+      const keys = (sort: SortKey, order: 'asc' | 'desc') => index.listRollouts(run, { sort, order, limit: 2 });
+      const desc = BY_TOKENS_IN[data.tier];
+      const first = keys('tokens_in', 'desc')!;
+      expect(first.rollouts.map((r) => r.key)).toEqual(desc.slice(0, 2));
+      const rest = index.listRollouts(run, { sort: 'tokens_in', order: 'desc', limit: 10, cursor: first.next_cursor! })!;
+      expect(rest.rollouts.map((r) => r.key)).toEqual(desc.slice(2));
+      expect(keys('tokens_in', 'asc')!.rollouts.map((r) => r.key)).toEqual([...desc].reverse().slice(0, 2));
+      index.close();
+    });
   });
-});
+}
 
 describe('filtered pages', () => {
   it('every filter pages in sort order without duplicates or holes, and its total counts the matches', async () => {

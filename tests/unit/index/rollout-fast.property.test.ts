@@ -11,9 +11,7 @@ import { scanShallowFast, scanShallowFastJs, scanShallowFastNative } from '../..
 import { readRolloutLine } from '../../../lib/index/rollout-line';
 import { storedRolloutLine } from '../../../lib/index/rollouts-read';
 import { useDemo } from '../../support/demo';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const DATA = path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
+import { TIERS } from '../../support/nemo-gym-data';
 
 /** What the index stores of a line (as a worker would send it), by the fast path and by the lossless one. */
 function stored(bytes: Buffer, countCalls: boolean, exact: boolean): unknown {
@@ -111,27 +109,40 @@ function mutate(text: string, [at, kind, ch]: [number, string, string]): Buffer 
 
 const fx = useDemo('callscope-rollout-fast-');
 
-describe('fast rollout-line scan = lossless scan (what the index stores)', () => {
-  it('the real NeMo Gym rollout files and the demo data, line by line, and the fast path answers for them', () => {
-    const files = [
-      ...readdirSync(DATA).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(DATA, f)),
-      ...readdirSync(fx.demo, { recursive: true, encoding: 'utf8' })
-        .filter((f) => f.endsWith('rollouts.jsonl'))
-        .map((f) => path.join(fx.demo, f)),
-    ];
-    let lines = 0;
-    fastAnswered = 0;
-    for (const f of files) {
-      const b = readFileSync(f);
-      for (let s = 0, nl = b.indexOf(10); nl >= 0; s = nl + 1, nl = b.indexOf(10, s)) {
-        check(b.subarray(s, nl));
-        lines++;
-      }
+/** Every line of the files (an unterminated last one too: the index lists it), through `check`. */
+function checkFiles(files: string[]): { lines: number; fast: number } {
+  let lines = 0;
+  fastAnswered = 0;
+  for (const f of files) {
+    const b = readFileSync(f);
+    let s = 0;
+    for (let nl = b.indexOf(10); nl >= 0; s = nl + 1, nl = b.indexOf(10, s)) {
+      check(b.subarray(s, nl));
+      lines++;
     }
-    expect(lines).toBeGreaterThan(50);
-    expect(fastAnswered).toBeGreaterThan(lines * 0.5);
-  });
+    if (s < b.length) {
+      check(b.subarray(s));
+      lines++;
+    }
+  }
+  return { lines, fast: fastAnswered };
+}
 
+for (const data of TIERS) {
+  describe.skipIf(!data.present)(`fast rollout-line scan = lossless scan over ${data.title}`, () => {
+    it('their files and the demo data, line by line, and the fast path answers for them', () => {
+      const demo = readdirSync(fx.demo, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('rollouts.jsonl')).map((f) => path.join(fx.demo, f));
+      const own = checkFiles(data.files);
+      expect(own.lines).toBeGreaterThanOrEqual(30);
+      expect(own.fast).toBeGreaterThan(own.lines * 0.5);
+      const all = checkFiles([...data.files, ...demo]);
+      expect(all.lines).toBeGreaterThan(50);
+      expect(all.fast).toBeGreaterThan(all.lines * 0.5);
+    });
+  });
+}
+
+describe('fast rollout-line scan = lossless scan (what the index stores)', () => {
   it('generated lines with valid but tricky values', () => {
     fastAnswered = 0;
     fc.assert(fc.property(rolloutLine, (t) => check(Buffer.from(t, 'utf8'))), { numRuns: 3000 });

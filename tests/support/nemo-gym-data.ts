@@ -1,0 +1,55 @@
+// NeMo Gym's rollout files for the tests, in two tiers. Our fixtures (tests/fixtures/nemo-gym, written by
+// scripts/make-nemo-gym-fixtures.ts in the shapes of NeMo Gym's example rollout files) are always there: every
+// check runs over them. NeMo Gym's own example files live outside the repository: where they are present (CI
+// has them) the same checks run over them too, and where they are not, that tier is reported as skipped with
+// the reason in its title. Their location is CALLSCOPE_NEMO_GYM_DATA, by default shared/data/nemo-gym-rollouts
+// beside the checkout: the only place a test names anything outside the repository.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** The six shapes, each with our fixture and NeMo Gym's example file it mirrors (tests/fixtures/nemo-gym/README.md). */
+export const SHAPES = {
+  string_match: { fixture: 'string_match.jsonl', real: 'string_match__example_rollouts.jsonl' },
+  mcqa: { fixture: 'mcqa.jsonl', real: 'mcqa__example_rollouts.jsonl' },
+  hermes_math: { fixture: 'hermes_agent_math.jsonl', real: 'hermes_agent__example_math_rollouts.jsonl' },
+  anyswe_claude_code: { fixture: 'anyswe_claude_code.jsonl', real: 'anyswe_agent__example_rollouts_claude_code.jsonl' },
+  workplace_assistant: { fixture: 'workplace_assistant.jsonl', real: 'workplace_assistant__example_rollouts.jsonl' },
+  tau2: { fixture: 'tau2.jsonl', real: 'tau2__example_rollouts.jsonl' },
+} as const;
+export type Shape = keyof typeof SHAPES;
+
+export interface NemoGymData {
+  tier: 'fixtures' | 'real';
+  /** A describe title naming the tier and, when it is skipped, why. */
+  title: string;
+  dir: string;
+  present: boolean;
+  /** The file of each shape, a path inside `dir`. */
+  file: Record<Shape, string>;
+  /** Every .jsonl file of the tier, sorted (the six shapes' files when absent: the names the skipped tests carry). */
+  files: string[];
+}
+
+function tier(tierName: NemoGymData['tier'], dir: string, name: (s: (typeof SHAPES)[Shape]) => string, title: (present: boolean) => string): NemoGymData {
+  const present = existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.jsonl'));
+  const file = Object.fromEntries(Object.entries(SHAPES).map(([k, s]) => [k, path.join(dir, name(s))])) as Record<Shape, string>;
+  const files = present ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(dir, f)) : Object.values(file).sort();
+  return { tier: tierName, title: title(present), dir, present, file, files };
+}
+
+export const NEMO_GYM_FIXTURES_DIR = path.join(ROOT, 'tests', 'fixtures', 'nemo-gym');
+export const NEMO_GYM_DATA_DIR = process.env.CALLSCOPE_NEMO_GYM_DATA || path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
+
+const shown = process.env.CALLSCOPE_NEMO_GYM_DATA ? `CALLSCOPE_NEMO_GYM_DATA=${NEMO_GYM_DATA_DIR}` : path.relative(ROOT, NEMO_GYM_DATA_DIR);
+export const FIXTURES = tier('fixtures', NEMO_GYM_FIXTURES_DIR, (s) => s.fixture, () => 'NeMo Gym-shaped fixtures (tests/fixtures/nemo-gym)');
+export const REAL = tier('real', NEMO_GYM_DATA_DIR, (s) => s.real, (present) => `real NeMo Gym files (${shown}${present ? '' : ' not present: skipped'})`);
+
+/** Both tiers: `for (const data of TIERS) describe.skipIf(!data.present)(data.title, ...)`. */
+export const TIERS = [FIXTURES, REAL] as const;
+
+/** The lines of a rollouts file as NeMo Gym's readers see them: split on newlines, blank lines dropped. */
+export function nonBlankLines(text: string): string[] {
+  return text.split('\n').filter((l) => l.trim());
+}
