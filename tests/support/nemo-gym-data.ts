@@ -40,7 +40,11 @@ function tier(tierName: NemoGymData['tier'], dir: string, name: (s: (typeof SHAP
 }
 
 export const NEMO_GYM_FIXTURES_DIR = path.join(ROOT, 'tests', 'fixtures', 'nemo-gym');
-export const NEMO_GYM_DATA_DIR = process.env.CALLSCOPE_NEMO_GYM_DATA || path.resolve(ROOT, '../shared/data/nemo-gym-rollouts');
+/** The project's shared folder beside the checkout (NeMo Gym's files and the format spec), where there is one. */
+const SHARED = path.resolve(ROOT, '../shared');
+export const NEMO_GYM_DATA_DIR = process.env.CALLSCOPE_NEMO_GYM_DATA || path.join(SHARED, 'data', 'nemo-gym-rollouts');
+/** The format spec (nemo-gym-capture.md), read by the tests that hold our tables to it where it is present. */
+export const SPEC_FILE = process.env.CALLSCOPE_SPEC || path.join(SHARED, 'spec', 'nemo-gym-capture.md');
 
 const shown = process.env.CALLSCOPE_NEMO_GYM_DATA ? `CALLSCOPE_NEMO_GYM_DATA=${NEMO_GYM_DATA_DIR}` : path.relative(ROOT, NEMO_GYM_DATA_DIR);
 export const FIXTURES = tier('fixtures', NEMO_GYM_FIXTURES_DIR, (s) => s.fixture, () => 'NeMo Gym-shaped fixtures (tests/fixtures/nemo-gym)');
