@@ -15,6 +15,7 @@ import { UsageError, type CliIO } from './io';
 import { assertPortFree, checkServePaths, portInUse } from './serve-inputs';
 import { makeDirectRoutes, warmDirectRoutes } from '../server/direct-routes';
 import { makeGuard } from '../server/guard';
+import { checkRequestShape } from '../server/request-shape';
 import { setInstance, startInstance, type Instance } from '../server/instance';
 import { nativeScanStatus } from '../index/native-scan';
 
@@ -154,7 +155,7 @@ async function listenAndServe(
   let actualPort = port;
   const server = http.createServer((req, res) => {
     if (capture && (req.url ?? '').startsWith('/ng-rollout/')) return capture(req, res);
-    if (!guard(req, res, actualPort) || direct(req, res)) return;
+    if (!guard(req, res, actualPort) || !checkRequestShape(req, res) || direct(req, res)) return;
     nextHandler.then(
       (handle) => handle(req, res),
       () => {

@@ -1,22 +1,12 @@
 // Request guard in front of every page and API route: the Host header must name this server (DNS
 // rebinding), and with a token every request must carry it (bearer header, or the cookie that `?token=`
-// sets). Pages get a Content-Security-Policy: no inline handlers from payloads can run, nothing external loads.
-import { timingSafeEqual } from 'node:crypto';
+// sets). Pages get a Content-Security-Policy with a fresh script nonce per response (lib/server/csp.ts),
+// put on the request too for Next.js to read; a policy header the client sent is never the one read.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import os from 'node:os';
-
-export const CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+import { contentSecurityPolicy } from './csp';
+import { isApiTarget, requestTargetProblem } from './request-shape';
 
 const COOKIE = 'callscope_token';
 
@@ -47,9 +37,22 @@ function sameSecret(a: string, b: string): boolean {
 function cookieValue(header: string | undefined, name: string): string | null {
   for (const part of (header ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return null; // not valid percent-encoding: no token
+    }
   }
   return null;
+}
+
+/** The `?token=` of a well-formed path (a malformed one is never redirected: the routes answer it). */
+function queryToken(target: string): { url: URL; token: string } | null {
+  if (requestTargetProblem(target) !== null) return null;
+  const url = new URL(target, 'http://local');
+  const token = url.searchParams.get('token');
+  return token === null ? null : { url, token };
 }
 
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
@@ -68,9 +71,9 @@ export function makeGuard(options: GuardOptions): (req: IncomingMessage, res: Se
       return false;
     }
     if (options.token) {
-      const url = new URL(req.url ?? '/', 'http://local');
-      const fromQuery = url.searchParams.get('token');
-      if (fromQuery !== null && sameSecret(fromQuery, options.token) && req.method === 'GET') {
+      const fromQuery = queryToken(req.url ?? '');
+      if (fromQuery !== null && sameSecret(fromQuery.token, options.token) && req.method === 'GET') {
+        const { url } = fromQuery;
         url.searchParams.delete('token');
         res.writeHead(303, {
           location: url.pathname + (url.search || '') + url.hash,
@@ -88,7 +91,13 @@ export function makeGuard(options: GuardOptions): (req: IncomingMessage, res: Se
         return false;
       }
     }
-    if (!(req.url ?? '').startsWith('/api/')) res.setHeader('content-security-policy', CSP);
+    delete req.headers['content-security-policy'];
+    delete req.headers['content-security-policy-report-only'];
+    if (!isApiTarget(req.url ?? '')) {
+      const policy = contentSecurityPolicy(randomBytes(16).toString('base64'));
+      req.headers['content-security-policy'] = policy;
+      res.setHeader('content-security-policy', policy);
+    }
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('referrer-policy', 'no-referrer');
     return true;

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallColumnsSchema } from '../../lib/api/schemas';
+import { scriptNonce } from '../../lib/server/csp';
 import { readCaptureFile } from '../../lib/capture/store';
 import { reportFigure } from '../support/reliability';
 import { ROOT, startServe, type Served } from '../support/server';
@@ -202,6 +203,10 @@ describe('the JSON API', () => {
     expect((await get('/')).headers.get('content-security-policy')).toContain("default-src 'self'");
   });
 
+  it('R9: a Host check refuses before anything else, a malformed path included', async () => {
+    expect((await rawRequest(served.url, '/runs/%ff', { headers: { host: 'attacker.example' } })).status).toBe(421);
+  });
+
   it('an appended call reaches the runs API and the event stream', async () => {
     const res = await get('/api/events');
     const reader = res.body!.getReader();
@@ -219,6 +224,140 @@ describe('the JSON API', () => {
     expect(text).toContain('"run":"proxy-sessions"');
     const page = (await (await get('/api/runs/proxy-sessions/rollouts?q=live-1')).json()) as { rollouts: { key: string; num_calls: number }[] };
     expect(page.rollouts).toEqual([expect.objectContaining({ key: 'live-1', num_calls: 1 })]);
+  });
+});
+
+/** A request sent with its target exactly as written (fetch would normalize backslashes and dot segments). */
+function rawRequest(origin: string, target: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return import('node:http').then(
+    ({ request }) =>
+      new Promise((resolve, reject) => {
+        const u = new URL(origin);
+        const req = request({ host: u.hostname, port: u.port, method: init.method ?? 'GET', path: target, headers: init.headers }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        });
+        req.setTimeout(20_000, () => req.destroy(new Error(`${target}: no answer`)));
+        req.on('error', reject);
+        req.end();
+      }),
+  );
+}
+
+describe('malformed ids, unknown API paths and the icons', () => {
+  const get = (p: string) => fetch(served.url + p);
+  // Not valid percent-encoded UTF-8 (overlong, lone '%', bad hex, a lone byte), backslashes raw and encoded,
+  // a control character, empty and dot segments (an empty last segment is a trailing slash, not an id): Next
+  // answered the first kind 500 and redirected the second.
+  const IDS = ['%c0%ae', '%c0%af', '%', '%zz', '%ff', '%ed%a0%80', 'a\\b', '%5c', '..\\..\\x', 'a%00b', '%2e%2e', ''];
+  const PAGES = ['/runs/ID', '/runs/ID/rollouts/0-0', '/runs/swe-claude-code/rollouts/ID', '/runs/swe-claude-code/rollouts/0-0/calls/ID', '/ID/x'];
+  const APIS = ['/api/runs/ID/rollouts', '/api/runs/swe-claude-code/rollouts/ID', '/api/runs/swe-claude-code/rollouts/ID/calls', '/api/runs/swe-claude-code/rollouts/ID/line', '/api/runs/swe-claude-code/rollouts/0-0/calls/ID', '/api/runs/swe-claude-code/rollouts/0-0/calls/ID/raw'];
+
+  it('a malformed id in any API path is a 400 in the API error shape, never a 5xx or a redirect', async () => {
+    let probes = 0;
+    for (const id of IDS) {
+      for (const p of APIS.filter((t) => id || !t.endsWith('ID')).map((t) => t.replace('ID', id))) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await rawRequest(served.url, p, { method });
+          expect(res.status, `${method} ${p}`).toBe(400);
+          expect(res.headers['content-type'], p).toBe('application/json');
+          if (method === 'GET') expect(JSON.parse(res.body), p).toEqual({ error: { code: 'bad_request', message: expect.stringMatching(/^malformed path: /) } });
+          probes++;
+        }
+      }
+    }
+    reportFigure('R7', `${probes} malformed-id probes (${IDS.length} ids in ${APIS.length} API routes, GET and HEAD): all 400 JSON`, { probes, failures: 0 });
+  });
+
+  it("a malformed id in any page path is the app's not-found page with status 404, with the page's CSP", async () => {
+    for (const id of IDS) {
+      for (const p of PAGES.filter((t) => id || !t.endsWith('ID')).map((t) => t.replace('ID', id))) {
+        const res = await rawRequest(served.url, p);
+        expect(res.status, p).toBe(404);
+        expect(res.headers['content-type'], p).toMatch(/^text\/html/);
+        expect(res.body, p).toContain('Page not found');
+        expect(scriptNonce(res.headers['content-security-policy'] as string), p).toBeTruthy();
+      }
+    }
+  });
+
+  it('a request target that is not a path is a 400, and the server answers on', async () => {
+    for (const target of ['http://[/x', 'http://127.0.0.1/api/runs', '*']) {
+      const res = await rawRequest(served.url, target, { method: target === '*' ? 'OPTIONS' : 'GET' });
+      expect(res.status, target).toBe(400);
+    }
+    expect((await get('/api/health')).status).toBe(200);
+  });
+
+  it('an unknown /api path is a JSON 404 for every method; known routes are still matched first', async () => {
+    for (const p of ['/api', '/api/nope', '/api/runs/swe-claude-code', '/api/runs/swe-claude-code/rollouts/0-0/nope', '/api/health/x']) {
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+        const res = await rawRequest(served.url, p, { method });
+        expect(res.status, `${method} ${p}`).toBe(404);
+        expect(res.headers['content-type'], `${method} ${p}`).toBe('application/json');
+        if (method !== 'HEAD') expect(JSON.parse(res.body), `${method} ${p}`).toEqual({ error: { code: 'not_found', message: `no API route at ${p}` } });
+      }
+    }
+    expect((await get('/api/health')).status).toBe(200);
+    expect((await get('/api/runs/swe-claude-code/rollouts?limit=1')).status).toBe(200);
+  });
+
+  it('serves a favicon.ico (16 and 32 px PNG entries) and an SVG icon that pages link', async () => {
+    const ico = await get('/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get('content-type')).toBe('image/x-icon');
+    const bytes = Buffer.from(await ico.arrayBuffer());
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)]).toEqual([0, 1, 2]);
+    for (const [i, size] of [16, 32].entries()) {
+      expect(bytes[6 + 16 * i], 'width').toBe(size);
+      const offset = bytes.readUInt32LE(6 + 16 * i + 12);
+      expect(bytes.subarray(offset, offset + 8).toString('latin1'), 'PNG signature').toBe('\x89PNG\r\n\x1a\n');
+      expect(bytes.readUInt32BE(offset + 16), 'PNG width').toBe(size);
+    }
+    const svg = await get('/icon.svg');
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await svg.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const html = await (await get('/')).text();
+    expect(html).toContain('<link rel="icon" href="/icon.svg" type="image/svg+xml"/>');
+    expect(html).toContain('<link rel="icon" href="/favicon.ico"');
+  });
+});
+
+describe('the nonce-based Content-Security-Policy', () => {
+  const get = (p: string, init?: RequestInit) => fetch(served.url + p, init);
+  const scriptTags = (html: string) => [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+
+  it('every page, the not-found page too, has a fresh nonce that every script tag on it carries', async () => {
+    const seen = new Set<string>();
+    for (const p of ['/', '/runs/swe-claude-code', '/runs/swe-claude-code/rollouts/0-0', '/runs/swe-claude-code/rollouts/0-0/calls/i0', '/compare?runs=swe-claude-code,tau2-retail', '/no/such/page', '/runs/no-such-run', '/runs/%ff', '/', '/no/such/page']) {
+      const res = await get(p);
+      const policy = res.headers.get('content-security-policy')!;
+      expect(policy, p).toMatch(/script-src 'self' 'nonce-[^']+';/);
+      expect(policy, p).not.toContain('unsafe-eval');
+      expect(policy.split('; ').find((d) => d.startsWith('script-src')), p).not.toContain('unsafe-inline');
+      const nonce = scriptNonce(policy)!;
+      expect(seen.has(nonce), `${p}: nonce reused`).toBe(false);
+      seen.add(nonce);
+      const tags = scriptTags(await res.text());
+      expect(tags.length, p).toBeGreaterThan(3);
+      for (const tag of tags) expect(tag, p).toContain(` nonce="${nonce}"`);
+    }
+  });
+
+  it("a policy header the client sends is not the one Next reads: the page's nonce is the server's", async () => {
+    const res = await get('/', { headers: { 'content-security-policy': "script-src 'nonce-chosenbyclient'" } });
+    const nonce = scriptNonce(res.headers.get('content-security-policy'));
+    expect(nonce).not.toBe('chosenbyclient');
+    const html = await res.text();
+    expect(html).not.toContain('chosenbyclient');
+    expect(html).toContain(`nonce="${nonce}"`);
+  });
+
+  it('API answers carry no policy', async () => {
+    expect((await get('/api/runs')).headers.get('content-security-policy')).toBeNull();
+    expect((await get('/api/nope')).headers.get('content-security-policy')).toBeNull();
   });
 });
 
@@ -240,6 +379,9 @@ describe('serve with a token', () => {
     expect(res.status).toBe(303);
     const cookie = res.headers.get('set-cookie')!.split(';')[0];
     expect((await fetch(tokenServed.url + '/api/runs', { headers: { cookie } })).status).toBe(200);
+    // A cookie that is not valid percent-encoding is no token; a malformed path is never redirected by ?token=.
+    expect((await fetch(tokenServed.url + '/api/runs', { headers: { cookie: 'callscope_token=%ff' } })).status).toBe(401);
+    for (const p of ['//evil.example/?token=s3cret', '/runs/a\\b?token=s3cret', '/runs/%ff?token=s3cret']) expect((await rawRequest(tokenServed.url, p)).status, p).toBe(401);
     reportFigure('R9', 'with --token: a page and the API without it, and with a wrong one, refused (401)', { probes: 3, bypasses: 0 });
   });
 });

@@ -1,8 +1,9 @@
 // Chromium for the end-to-end tests and the UI scripts: Debian's /usr/bin/chromium driven by playwright-core
 // (never a downloaded browser), one browser per test file, and pages that record what a user never sees but a
-// test must: uncaught page errors, console errors, dialogs and every request URL. Requests that leave the
-// served origin are recorded and aborted, so a stray `<img src=http://...>` can be counted, never fetched.
-import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+// test must: uncaught page errors, console errors, Content-Security-Policy violations, failed requests, dialogs
+// and every request URL. Requests that leave the served origin are recorded and aborted, so a stray
+// `<img src=http://...>` can be counted, never fetched. `problems(t)` is what a clean page has none of.
+import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 // Chromium 156 builds its own omnibox-popup WebUI (about 150 resource loads in a second renderer) for every
@@ -23,10 +24,17 @@ export interface TrackedPage {
   context: BrowserContext;
   /** Uncaught exceptions thrown in the page. */
   pageErrors: string[];
-  /** console.error messages (and CSP violations, which Chromium reports there). */
+  /** console.error messages. */
   consoleErrors: string[];
-  /** Content-Security-Policy violations: what the policy blocked (markup that should never have been there). */
+  /**
+   * Content-Security-Policy violations: what the policy blocked (markup that should never have been there, or
+   * a script of the app's own without the page's nonce). Both the `securitypolicyviolation` events of every
+   * document and frame and Chromium's console messages about the policy ("Refused to ...", "Executing inline
+   * script violates ...") land here, never in consoleErrors, so that no allowed console message hides one.
+   */
   cspViolations: string[];
+  /** Subresource requests that failed or answered 4xx/5xx (the page's own document is judged by `goto`). */
+  failedRequests: string[];
   /** alert/confirm/prompt/beforeunload dialogs that opened (each is dismissed). */
   dialogs: string[];
   /** Every request URL the page made, in order. */
@@ -51,7 +59,7 @@ export async function openPage(browser: Browser, origin: string, options: PageOp
   // UTC and en-US: the times and numbers a page shows do not depend on the machine running the test.
   const context = await browser.newContext({ baseURL: origin, viewport: options.viewport ?? { width: 1440, height: 900 }, colorScheme: options.colorScheme ?? 'light', timezoneId: 'UTC', locale: 'en-US' });
   const served = new URL(origin).origin;
-  const t: Omit<TrackedPage, 'page' | 'goto' | 'reset' | 'close'> = { context, pageErrors: [], consoleErrors: [], cspViolations: [], dialogs: [], requests: [], foreign: [] };
+  const t: Omit<TrackedPage, 'page' | 'goto' | 'reset' | 'close'> = { context, pageErrors: [], consoleErrors: [], cspViolations: [], failedRequests: [], dialogs: [], requests: [], foreign: [] };
   await context.route('**/*', (route) => {
     const url = route.request().url();
     if (isServed(url, served)) return route.continue();
@@ -68,7 +76,19 @@ export async function openPage(browser: Browser, origin: string, options: PageOp
   page.on('pageerror', (err) => t.pageErrors.push(`${err.name}: ${err.message}`));
   page.on('console', (msg) => {
     if (msg.type() !== 'error') return;
-    t.consoleErrors.push(msg.text());
+    const text = msg.text();
+    if (!/Content Security Policy/.test(text)) t.consoleErrors.push(text);
+    else if (!(/\beval\b|evaluate a string/.test(text) && msg.location().url.startsWith(served + '/_next/static/'))) t.cspViolations.push(text);
+  });
+  // The main document's own status is the test's to judge (a 404 page is meant to be one).
+  const ownDocument = (req: Request) => req.isNavigationRequest() && req.frame() === page.mainFrame();
+  page.on('response', (res) => {
+    if (res.status() >= 400 && !ownDocument(res.request())) t.failedRequests.push(`${res.status()} ${res.url()}`);
+  });
+  page.on('requestfailed', (req) => {
+    const error = req.failure()?.errorText ?? '';
+    // Aborted: a prefetch or stream the page let go of when it moved on; blocked: a foreign request, counted there.
+    if (error !== 'net::ERR_ABORTED' && error !== 'net::ERR_BLOCKED_BY_CLIENT' && !ownDocument(req)) t.failedRequests.push(`${error} ${req.url()}`);
   });
   page.on('dialog', (d) => {
     t.dialogs.push(`${d.type()}: ${d.message()}`);
@@ -87,7 +107,7 @@ export async function openPage(browser: Browser, origin: string, options: PageOp
     return res;
   };
   const reset = () => {
-    for (const list of [t.pageErrors, t.consoleErrors, t.cspViolations, t.dialogs, t.requests, t.foreign]) list.length = 0;
+    for (const list of [t.pageErrors, t.consoleErrors, t.cspViolations, t.failedRequests, t.dialogs, t.requests, t.foreign]) list.length = 0;
   };
   return Object.assign(t, { page, goto, reset, close: () => context.close() });
 }
@@ -112,12 +132,12 @@ function isServed(url: string, origin: string): boolean {
  * What the page recorded that a clean page does not: compare with CLEAN. `allowConsole` drops console errors
  * a test expects (the 404 Chromium logs for a page that is meant to be missing).
  */
-export function problems(t: TrackedPage, allowConsole: RegExp[] = []): { pageErrors: string[]; consoleErrors: string[]; cspViolations: string[]; dialogs: string[]; foreign: string[] } {
+export function problems(t: TrackedPage, allowConsole: RegExp[] = []): { pageErrors: string[]; consoleErrors: string[]; cspViolations: string[]; failedRequests: string[]; dialogs: string[]; foreign: string[] } {
   const consoleErrors = t.consoleErrors.filter((text) => !allowConsole.some((re) => re.test(text)));
-  return { pageErrors: [...t.pageErrors], consoleErrors, cspViolations: [...t.cspViolations], dialogs: [...t.dialogs], foreign: [...t.foreign] };
+  return { pageErrors: [...t.pageErrors], consoleErrors, cspViolations: [...t.cspViolations], failedRequests: [...t.failedRequests], dialogs: [...t.dialogs], foreign: [...t.foreign] };
 }
 
-export const CLEAN = { pageErrors: [], consoleErrors: [], cspViolations: [], dialogs: [], foreign: [] };
+export const CLEAN = { pageErrors: [], consoleErrors: [], cspViolations: [], failedRequests: [], dialogs: [], foreign: [] };
 
 /** Waits until the page has nothing pending for a moment (client fetches done, effects settled). */
 export async function settle(page: Page, ms = 150): Promise<void> {

@@ -275,12 +275,23 @@ describe('R8: XSS corpus inside payloads', () => {
     await t.page.evaluate((html) => document.body.insertAdjacentHTML('beforeend', `<div>${html}</div>`), VECTORS.map((v) => v.replace(/<meta[^>]*>/, '')).join('\n'));
     await settle(t.page, 500);
     const verdict = await inspect(t.page);
-    // The page's CSP allows inline script (the framework needs it), so an injected handler runs: only
-    // rendering payloads as text keeps them inert.
-    expect(verdict.xss).toBe(1);
-    expect(t.dialogs.length).toBeGreaterThan(0);
+    // The page's CSP runs no script without the response's nonce: every injected handler and script is blocked,
+    // and each block is a CSP violation (which fails a view's check as the injected markup does).
+    expect(verdict.xss).toBeUndefined();
+    expect(t.cspViolations.filter((v) => v.startsWith('script-src-attr blocked inline')).length).toBeGreaterThan(0);
     expect(verdict.injected.length).toBeGreaterThan(0);
     expect([...t.cspViolations, ...t.foreign].some((v) => v.includes('example.invalid'))).toBe(true);
+    // A script that does run (here: one given the page's nonce) is caught by the execution and dialog checks.
+    t.reset();
+    await t.page.evaluate(() => {
+      const s = document.createElement('script');
+      s.nonce = [...document.scripts].find((x) => x.nonce)!.nonce;
+      s.textContent = 'window.__xss=1;alert(1)';
+      document.body.append(s);
+    });
+    await settle(t.page, 250);
+    expect((await inspect(t.page)).xss).toBe(1);
+    expect(t.dialogs.length).toBeGreaterThan(0);
     t.reset();
   }, 60_000);
 
