@@ -91,6 +91,9 @@ export const RunSchema = z.object({
     errors: z.number(),
     gaps: z.number(),
     line_problems: z.number().describe('rollout lines that could not be read'),
+    uncaptured: z
+      .number()
+      .describe("rollouts without capture evidence (source 'none'): their calls, tokens and errors are unknown, so calls, errors and the token sums cover the other rollouts only"),
     mean_reward: nullableNumber,
     model_servers: z.array(z.string()),
     response_usage: z

@@ -292,6 +292,8 @@ export interface RunTotals {
   gaps: number;
   /** Rollout lines that could not be read (line_problem set). */
   line_problems: number;
+  /** Rollouts without capture evidence (source 'none'): their calls, tokens and errors are unknown, not zero. */
+  uncaptured: number;
   mean_reward: number | null;
   model_servers: string[];
   /** Sums of the rollout lines' own response.usage, over the `rollouts` that have one; null when none has. */
@@ -330,7 +332,7 @@ export interface TotalsParts extends Omit<RunTotals, 'mean_reward' | 'model_serv
 const TOTALS_SELECT = `count(*) AS rollouts, count(failure_class) AS failed, IFNULL(sum(num_calls), 0) AS calls, sum(tokens_in) AS tokens_in,
   sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning, sum(tokens_total) AS tokens_total,
   sum(cached_tokens) AS cached_tokens, sum(latency_sum) AS latency_sum, IFNULL(sum(errors), 0) AS errors,
-  IFNULL(sum(gap_count), 0) AS gaps, count(line_problem) AS line_problems, sum(reward) AS reward_sum, count(reward) AS reward_n,
+  IFNULL(sum(gap_count), 0) AS gaps, count(line_problem) AS line_problems, IFNULL(sum(source = 'none'), 0) AS uncaptured, sum(reward) AS reward_sum, count(reward) AS reward_n,
   count(IFNULL(usage_in, IFNULL(usage_out, IFNULL(usage_reasoning, IFNULL(usage_cached, usage_total))))) AS usage_rollouts,
   sum(usage_in) AS usage_in, sum(usage_out) AS usage_out, sum(usage_reasoning) AS usage_reasoning,
   sum(usage_cached) AS usage_cached, sum(usage_total) AS usage_total FROM rollouts`;
@@ -361,12 +363,12 @@ const plus = (a: number | null, b: number | null): number | null => (a === null 
 export function addTotalsParts(parts: TotalsParts[]): TotalsParts {
   const out: TotalsParts = {
     rollouts: 0, failed: 0, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null,
-    latency_sum: null, errors: 0, gaps: 0, line_problems: 0, reward_sum: null, reward_n: 0, usage_rollouts: 0, usage_in: null, usage_out: null,
+    latency_sum: null, errors: 0, gaps: 0, line_problems: 0, uncaptured: 0, reward_sum: null, reward_n: 0, usage_rollouts: 0, usage_in: null, usage_out: null,
     usage_reasoning: null, usage_cached: null, usage_total: null, servers: [],
   };
   const servers = new Set<string>();
   for (const p of parts) {
-    for (const k of ['rollouts', 'failed', 'calls', 'errors', 'gaps', 'line_problems', 'reward_n', 'usage_rollouts'] as const) out[k] += p[k];
+    for (const k of ['rollouts', 'failed', 'calls', 'errors', 'gaps', 'line_problems', 'uncaptured', 'reward_n', 'usage_rollouts'] as const) out[k] += p[k];
     for (const k of ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'cached_tokens', 'latency_sum', 'reward_sum', 'usage_in', 'usage_out', 'usage_reasoning', 'usage_cached', 'usage_total'] as const) {
       out[k] = plus(out[k], p[k]);
     }
@@ -383,7 +385,7 @@ export function finishTotals(p: TotalsParts): RunTotals {
   return {
     rollouts: p.rollouts, failed: p.failed, calls: p.calls, tokens_in: p.tokens_in, tokens_out: p.tokens_out, tokens_reasoning: p.tokens_reasoning,
     tokens_total: p.tokens_total, cached_tokens: p.cached_tokens, latency_sum: p.latency_sum, errors: p.errors, gaps: p.gaps, line_problems: p.line_problems,
-    mean_reward: p.reward_n && p.reward_sum !== null ? p.reward_sum / p.reward_n : null, model_servers: [...p.servers].sort(), response_usage,
+    uncaptured: p.uncaptured, mean_reward: p.reward_n && p.reward_sum !== null ? p.reward_sum / p.reward_n : null, model_servers: [...p.servers].sort(), response_usage,
   };
 }
 
