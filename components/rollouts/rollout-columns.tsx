@@ -4,7 +4,9 @@ import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { formatCount, formatMs, formatReward } from '@/lib/view/format';
 import { shownTokens, type RolloutItem, type SortKey, type TokenField } from '@/lib/view/table';
+import { ROLLOUT_SOURCE_INFO } from '@/lib/capture/vocabulary';
 import { GapBadges } from './gap-badges';
+import { OutcomeBadges } from './outcome-badges';
 import { RolloutIdCell } from './rollout-id-cell';
 import { TokenCell } from './token-cell';
 
@@ -22,6 +24,22 @@ export function columnFlex(width: number): CSSProperties {
 }
 
 const muted = (text: string, known: boolean) => <span className={known ? undefined : 'text-muted'}>{text}</span>;
+
+/** A line's text field, cut to its cell (whole on hover), a dash when the line has none. */
+const clipped = (text: string | null) =>
+  text === null ? (
+    <span className="text-muted">—</span>
+  ) : (
+    <span className="block truncate" title={text}>
+      {text}
+    </span>
+  );
+
+/** A count of calls or errors, "unknown" for a rollout without capture evidence (not 0). */
+function callCount(r: RolloutItem, n: number, className?: string) {
+  if (r.source === 'none') return <span className="text-muted" title={ROLLOUT_SOURCE_INFO.none.meaning}>unknown</span>;
+  return <span className={className}>{formatCount(n)}</span>;
+}
 
 function tokens(field: TokenField, header: string, label: string): Column {
   return {
@@ -55,7 +73,11 @@ export function rolloutColumns(run: string): Column[] {
       cell: ({ row }) => <LocalTime seconds={row.original.started_at} pattern="MM-dd HH:mm:ss" />,
     },
     { id: 'reward', header: 'Reward', meta: { sortKey: 'reward', width: 60, align: 'right' }, cell: ({ row }) => muted(formatReward(row.original.reward), row.original.reward !== null) },
-    { id: 'calls', header: 'Calls', meta: { sortKey: 'calls', width: 52, align: 'right' }, cell: ({ row }) => formatCount(row.original.num_calls) },
+    { id: 'prompt', header: 'Prompt', meta: { width: 220, align: 'left', title: "The task's prompt: the first user message of the line's responses_create_params.input (searchable)" }, cell: ({ row }) => clipped(row.original.prompt) },
+    { id: 'expected', header: 'Expected', meta: { width: 90, align: 'left', title: "The line's expected_answer" }, cell: ({ row }) => clipped(row.original.expected_answer) },
+    { id: 'extracted', header: 'Extracted', meta: { width: 90, align: 'left', title: "The line's extracted_answer: what the resource server read from the agent's answer" }, cell: ({ row }) => clipped(row.original.extracted_answer) },
+    { id: 'outcome', header: 'Outcome', meta: { width: 130, align: 'left', title: 'How the rollout ended, from its line: resolved, timed out, error kinds...' }, cell: ({ row }) => <OutcomeBadges outcome={row.original.outcome} failure={row.original.failure_class} /> },
+    { id: 'calls', header: 'Calls', meta: { sortKey: 'calls', width: 60, align: 'right' }, cell: ({ row }) => callCount(row.original, row.original.num_calls) },
     tokens('tokens_in', 'In', 'tokens in'),
     tokens('tokens_out', 'Out', 'tokens out'),
     tokens('tokens_reasoning', 'Reasoning', 'reasoning tokens'),
@@ -67,11 +89,14 @@ export function rolloutColumns(run: string): Column[] {
       id: 'errors',
       header: 'Errors',
       meta: { sortKey: 'errors', width: 62, align: 'right', title: 'Calls with an error category' },
-      cell: ({ row: { original: r } }) => (
-        <span className={r.errors > 0 ? 'font-medium text-bad' : 'text-muted'} title={r.error_categories.join(', ') || undefined}>
-          {formatCount(r.errors)}
-        </span>
-      ),
+      cell: ({ row: { original: r } }) =>
+        r.source === 'none' ? (
+          callCount(r, r.errors)
+        ) : (
+          <span className={r.errors > 0 ? 'font-medium text-bad' : 'text-muted'} title={r.error_categories.join(', ') || undefined}>
+            {formatCount(r.errors)}
+          </span>
+        ),
     },
     { id: 'gaps', header: 'Gaps', meta: { sortKey: 'gaps', width: 100, align: 'left', title: 'Missing evidence (spec §5.3); hover a code for its meaning' }, cell: ({ row }) => <GapBadges gaps={row.original.gaps} /> },
     { id: 'attempt', header: 'Attempt', meta: { width: 56, align: 'right' }, cell: ({ row }) => muted(row.original.attempt === null ? '—' : String(row.original.attempt), row.original.attempt !== null) },

@@ -45,6 +45,10 @@ export function presentRollout(r: RolloutRow) {
     attachment_mismatch: r.mismatch === 1,
     response_usage: responseUsage(r),
     line_problem: r.line_problem,
+    prompt: r.prompt,
+    expected_answer: r.expected,
+    extracted_answer: r.extracted,
+    outcome: r.outcome ? (JSON.parse(r.outcome) as Record<string, string | number | boolean | null>) : null,
   };
 }
 export type PresentedRollout = ReturnType<typeof presentRollout>;

@@ -137,6 +137,13 @@ export const RolloutRowSchema = z.object({
   attachment_mismatch: z.boolean(),
   response_usage: ResponseUsageSchema,
   line_problem: z.string().nullable().describe('why the rollout line could not be read (not JSON, not an object, an id NeMo Gym rejects); null when it was'),
+  prompt: z.string().nullable().describe("the task's prompt: the first user message of the line's responses_create_params.input (first 1,000 characters)"),
+  expected_answer: z.string().nullable().describe("the line's expected_answer, as text (first 300 characters)"),
+  extracted_answer: z.string().nullable().describe("the line's extracted_answer, as text (first 300 characters)"),
+  outcome: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .nullable()
+    .describe('the outcome fields the line has (resolved, patch_exists, finished_naturally, turns_used, agent_timed_out, eval_timed_out, context_length_exceeded_error, agent_error_kind, error_kind, mask_sample); null with none'),
 });
 export const RolloutPageSchema = z.object({ total: z.number(), rollouts: z.array(RolloutRowSchema), next_cursor: z.string().nullable() });
 

@@ -123,11 +123,11 @@ export class Ingestor {
       upsertLine: db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
         task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
         attached_tokens_total = ?, attached_gaps = ?, usage_in = ?, usage_out = ?, usage_reasoning = ?, usage_cached = ?, usage_total = ?,
-        line_problem = ?, source = ? WHERE pk = ?`),
+        line_problem = ?, source = ?, prompt = ?, expected = ?, extracted = ?, outcome = ? WHERE pk = ?`),
       insertLine: db.prepare(`INSERT INTO rollouts (run_no, key, rollout_id, line_file, line_no, line_offset, line_length, reward, task_index,
         rollout_index, attempt, failure_class, agent, task, search, attached_calls, attached_tokens_total, attached_gaps, usage_in, usage_out,
-        usage_reasoning, usage_cached, usage_total, line_problem, source, order_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        usage_reasoning, usage_cached, usage_total, line_problem, source, prompt, expected, extracted, outcome, order_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (run_no, key) DO NOTHING`),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
       tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
@@ -643,7 +643,7 @@ export class Ingestor {
         l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
         l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
         u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
-        l.problem, rolloutSource(hasCaptureDir && l.rolloutId !== null, !!l.attachment),
+        l.problem, rolloutSource(hasCaptureDir && l.rolloutId !== null, !!l.attachment), l.prompt, l.expected, l.extracted, l.outcome,
       ];
       // A rollout new to the index is inserted with its line's columns at once (a cold pass: one statement a line,
       // no lookup first); a key already there (a capture-only rollout, a line read again) is looked up and updated.

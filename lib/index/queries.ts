@@ -37,7 +37,7 @@ export const isCursorError = (err: unknown): boolean => err instanceof Error && 
 export const ROLLOUT_COLUMNS = `pk, key, rollout_id, line_no, reward, task_index, rollout_index, attempt, failure_class, agent, task, source,
   num_calls, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_sum, latency_max, ttft_p50, errors, gaps,
   gap_count, model_servers, dialects, error_categories, started_at, completed_at, marker, unreadable, mismatch, attached_calls, attached_tokens_total,
-  usage_in, usage_out, usage_reasoning, usage_cached, usage_total, line_problem`;
+  usage_in, usage_out, usage_reasoning, usage_cached, usage_total, line_problem, prompt, expected, extracted, outcome`;
 
 export interface RolloutRow {
   pk: number;
@@ -81,6 +81,11 @@ export interface RolloutRow {
   usage_cached: number | null;
   usage_total: number | null;
   line_problem: string | null;
+  prompt: string | null;
+  expected: string | null;
+  extracted: string | null;
+  /** JSON object of the line's outcome fields (rollout-line.ts OUTCOME_FIELDS), or null. */
+  outcome: string | null;
 }
 
 function sortExpression(sort: SortKey): string {

@@ -2,13 +2,13 @@
 // values: the request params, the final response (only its usage and ids) and the trajectory are skipped.
 import { rolloutIdOfLine } from '../capture/ids';
 import { isUtf8 } from 'node:buffer';
-import { countArrayObjects, isJsonObject, numericValue, parsePython, scanShallowFast, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
+import { countArrayObjects, isJsonObject, JsonFloat, numericValue, parsePython, scanShallowFast, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
 import { stripAscii } from '../capture/bytes';
 import { NOT_AN_OBJECT, notJson } from './line-problem';
 import { cacheSignal, extractTokenStats } from '../capture/record';
 
 const SHALLOW = {
-  responses_create_params: ['metadata'], // an agent's ids for the task (SWE: instance_id, dataset_name)
+  responses_create_params: ['metadata', 'input'], // an agent's ids for the task (SWE: instance_id, dataset_name); the prompt
   response: ['id', 'model', 'status', 'usage'],
   ng_trajectory: [],
   ng_agent_observations: [],
@@ -61,6 +61,72 @@ export interface RolloutLine {
   attachment: RolloutAttachment | null;
   /** null: no `response.usage` object, or not one count in it. */
   usage: ResponseUsage | null;
+  /** The task's prompt: the first user message of `responses_create_params.input` (truncated), or null. */
+  prompt: string | null;
+  /** What the resource server compared: the line's `expected_answer` and `extracted_answer` (as text, truncated). */
+  expected: string | null;
+  extracted: string | null;
+  /** The outcome fields the line has (OUTCOME_FIELDS), as a JSON object; null with none. */
+  outcome: string | null;
+}
+
+/**
+ * Fields NeMo Gym's resource servers and agents write that say how a rollout ended (swe: resolved, patch_exists,
+ * agent_timed_out, eval_timed_out, agent_error_kind, error_kind; math agents: finished_naturally, turns_used; others:
+ * context_length_exceeded_error), kept when they are scalars.
+ */
+export const OUTCOME_FIELDS = [
+  'resolved', 'patch_exists', 'finished_naturally', 'turns_used', 'agent_timed_out', 'eval_timed_out', 'context_length_exceeded_error',
+  'agent_error_kind', 'error_kind', 'mask_sample',
+] as const;
+
+const PROMPT_CHARS = 1000;
+const ANSWER_CHARS = 300;
+
+/** The text of a Responses input item's content (a string, or its text parts joined). */
+function contentText(content: JsonValue | undefined): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.filter(isJsonObject).map((p) => (typeof p.text === 'string' ? p.text : '')).filter(Boolean);
+  return texts.length ? texts.join('\n') : null;
+}
+
+/** The first user message of the request's input (a string input is the prompt itself). */
+export function promptOf(params: JsonValue | undefined): string | null {
+  if (!isJsonObject(params)) return null;
+  const input = params.input;
+  if (typeof input === 'string') return input.slice(0, PROMPT_CHARS) || null;
+  if (!Array.isArray(input)) return null;
+  for (const item of input) {
+    if (isJsonObject(item) && item.role === 'user') {
+      const text = contentText(item.content);
+      if (text) return text.slice(0, PROMPT_CHARS);
+    }
+  }
+  return null;
+}
+
+function answerText(v: JsonValue | undefined): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') return v.slice(0, ANSWER_CHARS);
+  // Numbers as plain JSON numbers (a whole float reads as an integer): the fast scan reads them so, and a column
+  // must not depend on which scan read the line.
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x instanceof JsonFloat ? (Number.isFinite(x.value) ? x.value : null) : x)).slice(0, ANSWER_CHARS);
+}
+
+function outcomeOf(row: JsonObject): string | null {
+  const out: Record<string, string | number | boolean | null> = {};
+  let any = false;
+  for (const k of OUTCOME_FIELDS) {
+    if (!(k in row)) continue;
+    const v = row[k];
+    const n = numericValue(v);
+    if (typeof v === 'boolean' || typeof v === 'string' || v === null) out[k] = typeof v === 'string' ? v.slice(0, 80) : v;
+    else if (n !== null) out[k] = n;
+    else continue;
+    any = true;
+  }
+  return any ? JSON.stringify(out) : null;
 }
 
 const int = (v: JsonValue | undefined): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
@@ -89,6 +155,7 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
   const base: RolloutLine = {
     lineNo, offset, length: bytes.length, rolloutId: null, problem: null, reward: null, taskIndex: null, rolloutIndex: null,
     attempt: null, failureClass: null, agent: null, task: null, search: `line ${lineNo}`, attachment: null, usage: null,
+    prompt: null, expected: null, extracted: null, outcome: null,
   };
   let row: JsonValue;
   let attachedCalls: number | null;
@@ -120,7 +187,8 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
       gaps: Array.isArray(capture.gaps) ? capture.gaps : [],
     };
   }
-  const searchParts = [rolloutId ?? '', ...SEARCHED_FIELDS.map((k) => (typeof row[k] === 'string' ? (row[k] as string) : '')), ...ids];
+  const prompt = promptOf(row.responses_create_params);
+  const searchParts = [rolloutId ?? '', ...SEARCHED_FIELDS.map((k) => (typeof row[k] === 'string' ? (row[k] as string) : '')), ...ids, prompt ?? ''];
   return {
     ...base,
     rolloutId,
@@ -132,9 +200,13 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
     failureClass: typeof row._ng_failure_class === 'string' ? row._ng_failure_class : null,
     agent: isJsonObject(agentRef) && typeof agentRef.name === 'string' ? agentRef.name : null,
     task: task ? task.slice(0, 500) : null,
-    search: searchParts.join('\n').toLowerCase().slice(0, 4000),
+    search: searchParts.join('\n').toLowerCase().slice(0, 6000),
     attachment,
     usage: isJsonObject(row.response) ? lineUsage(row.response.usage) : null,
+    prompt,
+    expected: answerText(row.expected_answer),
+    extracted: answerText(row.extracted_answer),
+    outcome: outcomeOf(row),
   };
 }
 

@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
   line_problem TEXT,
   capture_file INTEGER, marker INTEGER NOT NULL DEFAULT 0, unreadable INTEGER NOT NULL DEFAULT 0,
   source TEXT NOT NULL DEFAULT 'none',
+  -- What decides the reward, from the line (rollout-line.ts): the prompt, the answers, the outcome fields (JSON).
+  prompt TEXT, expected TEXT, extracted TEXT, outcome TEXT,
   -- The rollout key's place in the default order (rollout-order.ts).
   order_key TEXT NOT NULL DEFAULT '',
   num_calls INTEGER NOT NULL DEFAULT 0,

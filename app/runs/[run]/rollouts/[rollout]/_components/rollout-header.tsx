@@ -3,6 +3,7 @@ import { runHref } from '@/components/calls/call-href';
 import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
+import { OutcomeBadges } from '@/components/rollouts/outcome-badges';
 import type { PresentedRollout } from '@/lib/api/present';
 import { ROLLOUT_SOURCE_INFO } from '@/lib/capture/vocabulary';
 import { nothingRead } from '@/lib/index/line-problem';
@@ -35,6 +36,7 @@ export interface AttachedTotals {
 export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedRollout; attached: AttachedTotals }) {
   const wallMs = r.started_at !== null && r.completed_at !== null ? (r.completed_at - r.started_at) * 1000 : null;
   const u = r.response_usage;
+  const unknown = r.source === 'none';
   return (
     <header className="space-y-3">
       <nav aria-label="breadcrumb" className="text-sm text-muted">
@@ -66,8 +68,8 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         <Stat label="Attempt" value={r.attempt === null ? '—' : String(r.attempt)} />
         <Stat label="Task / rollout index" value={`${r.task_index ?? '—'} / ${r.rollout_index ?? '—'}`} title={r.task ?? undefined} />
         <Stat label="Agent" value={r.agent ?? '—'} />
-        <Stat label="Calls" value={formatCount(r.num_calls)} />
-        <Stat label="Errors" value={formatCount(r.errors)} title={r.error_categories.join(', ') || undefined} />
+        <Stat label="Calls" value={unknown ? 'unknown' : formatCount(r.num_calls)} title={unknown ? ROLLOUT_SOURCE_INFO.none.meaning : undefined} />
+        <Stat label="Errors" value={unknown ? 'unknown' : formatCount(r.errors)} title={unknown ? ROLLOUT_SOURCE_INFO.none.meaning : r.error_categories.join(', ') || undefined} />
         <Stat label="Wall time" value={formatMs(wallMs)} title="first call start to last call end" />
         {TOKEN_STATS.map(([field, name]) => {
           const shown = shownTokens(r, r.num_calls, field);
@@ -97,6 +99,7 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
           cached <span className="text-fg tabular-nums">{formatTokens(u.cached_tokens)}</span> · total <span className="text-fg tabular-nums">{formatTokens(u.tokens_total)}</span>
         </p>
       ) : null}
+      <RewardEvidence r={r} />
       <div className="flex flex-wrap gap-x-6 gap-y-1 text-sm text-muted">
         {r.task ? <span className="max-w-full truncate" title={r.task}>task: <span className="text-fg">{r.task}</span></span> : null}
         <span>servers: <span className="text-fg">{r.model_servers.join(', ') || '—'}</span></span>
@@ -105,5 +108,42 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         <span>started: <span className="text-fg"><LocalTime seconds={r.started_at} /></span></span>
       </div>
     </header>
+  );
+}
+
+/** What decided the reward, from the line: the prompt, the expected and the extracted answer, the outcome fields. */
+function RewardEvidence({ r }: { r: PresentedRollout }) {
+  const answers = r.expected_answer !== null || r.extracted_answer !== null;
+  if (r.prompt === null && !answers && !r.outcome) return null;
+  return (
+    <dl aria-label="reward evidence" className="space-y-1.5 rounded-lg border border-line px-4 py-3 text-sm">
+      {r.prompt !== null ? (
+        <div className="flex gap-2">
+          <dt className="w-20 shrink-0 text-muted">Prompt</dt>
+          <dd className="line-clamp-3 min-w-0 break-words whitespace-pre-wrap" title={r.prompt}>
+            {r.prompt}
+          </dd>
+        </div>
+      ) : null}
+      {answers ? (
+        <div className="flex gap-2">
+          <dt className="w-20 shrink-0 text-muted">Answer</dt>
+          <dd className="min-w-0 break-words">
+            expected <code className="font-mono text-fg">{r.expected_answer ?? '—'}</code> · extracted <code className="font-mono text-fg">{r.extracted_answer ?? '—'}</code>
+            {r.expected_answer !== null && r.extracted_answer !== null ? (
+              <span className={r.expected_answer === r.extracted_answer ? 'ml-2 text-good' : 'ml-2 text-bad'}>{r.expected_answer === r.extracted_answer ? 'same text' : 'different text'}</span>
+            ) : null}
+          </dd>
+        </div>
+      ) : null}
+      {r.outcome ? (
+        <div className="flex gap-2">
+          <dt className="w-20 shrink-0 text-muted">Outcome</dt>
+          <dd className="min-w-0">
+            <OutcomeBadges outcome={r.outcome} failure={null} />
+          </dd>
+        </div>
+      ) : null}
+    </dl>
   );
 }
