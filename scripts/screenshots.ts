@@ -6,7 +6,7 @@
 //   npm run screenshots                  # into docs/screenshots
 //   npm run screenshots -- --out DIR
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ const VIEWPORT = { width: 1440, height: 900 };
 const RUN = 'workplace-assistant';
 const ROLLOUT = '5-0';
 const COMPARED = ['math-with-judge', 'swe-claude-code', 'workplace-assistant'];
+const UNCAPTURED = 'hermes_agent_math';
 
 interface CallInfo {
   model_call_id: string | null;
@@ -37,7 +38,10 @@ async function main(): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'callscope-shots-'));
   const gen = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', path.join(work, 'runs')], { cwd: ROOT, encoding: 'utf8' });
   if (gen.status !== 0) throw new Error(`demo failed: ${gen.stderr}`);
-  const served = await startServe([path.join(work, 'runs'), '--index-dir', path.join(work, 'idx')]);
+  // A run collected without capture, as NeMo Gym's own example files are (our NeMo Gym-shaped fixture).
+  mkdirSync(path.join(work, 'nemo-gym'));
+  copyFileSync(path.join(ROOT, 'tests', 'fixtures', 'nemo-gym', 'hermes_agent_math.jsonl'), path.join(work, 'nemo-gym', `${UNCAPTURED}.jsonl`));
+  const served = await startServe([path.join(work, 'runs'), path.join(work, 'nemo-gym'), '--index-dir', path.join(work, 'idx')]);
   const browser = await launchBrowser();
   const shots: { name: string; png: Buffer; url: string }[] = [];
   try {
@@ -56,6 +60,8 @@ async function main(): Promise<void> {
         ready: (page: Page) => (tab === 'raw' ? page.getByText(/as stored in the capture file/).waitFor() : loaded(page)),
       })),
       { name: 'compare', path: `/compare?runs=${COMPARED.join(',')}`, ready: (page) => page.getByRole('img', { name: /^Reward against tokens per rollout/ }).waitFor() },
+      { name: 'uncaptured-rollouts', path: `/runs/${UNCAPTURED}`, ready: live },
+      { name: 'uncaptured-rollout', path: `/runs/${UNCAPTURED}/rollouts/0-0`, ready: (page) => page.getByRole('region', { name: 'Conversation' }).getByText(/messages/).first().waitFor() },
       { name: 'rollout-dark', path: `/runs/${RUN}/rollouts/${ROLLOUT}`, dark: true, ready: (page) => page.getByRole('table', { name: 'calls' }).getByRole('row').nth(1).waitFor() },
     ];
     for (const view of views) {
@@ -67,7 +73,7 @@ async function main(): Promise<void> {
         await settle(t.page, 600); // canvases draw in a task after the commit
         const found = problems(t);
         if (JSON.stringify(found) !== JSON.stringify(CLEAN)) throw new Error(`${view.path}: ${JSON.stringify(found)}`);
-        shots.push({ name: view.name, url: view.path, png: await t.page.screenshot({ type: 'png', fullPage: view.name.startsWith('rollout') && view.name !== 'rollouts' }) });
+        shots.push({ name: view.name, url: view.path, png: await t.page.screenshot({ type: 'png', fullPage: /(^|-)rollout$|rollout-dark/.test(view.name) }) });
         console.log(`  ${view.name.padEnd(18)} ${view.path}`);
       } finally {
         await t.close();
