@@ -23,8 +23,9 @@ let summary = '0 passed, 1 failed';
 try {
   const r = JSON.parse(readFileSync(resultFile, 'utf8'));
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  // A file that failed to load has no test results of its own: count it as one failure.
-  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  // A file that failed without a failed test (it did not load, or a beforeAll/afterAll hook threw, which leaves its
+  // tests skipped) counts as one failure.
+  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed')).length;
   const failed = r.numFailedTests + brokenFiles;
   summary = `${r.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
 } catch {

@@ -45,9 +45,9 @@ async function looksLikeJsonl(file: string): Promise<boolean> {
 
 /**
  * The PATHs as `serve` passes them on (absolute, `ROLLOUTS.jsonl=CAPTURE_DIR` kept), after checking each holds runs.
- * `report` gets one line per skipped file.
+ * `report` gets one line per skipped file. `capturing` (serve --upstream): a directory may hold no run yet.
  */
-export async function checkServePaths(positionals: string[], report: (line: string) => void): Promise<string[]> {
+export async function checkServePaths(positionals: string[], report: (line: string) => void, options: { capturing?: boolean } = {}): Promise<string[]> {
   const paths: string[] = [];
   for (const p of positionals) {
     const spec = parsePathSpec(p);
@@ -62,7 +62,8 @@ export async function checkServePaths(positionals: string[], report: (line: stri
     } else if (st.isDirectory()) {
       const { runs, skipped } = await discoverRunsReport([spec]);
       for (const line of skippedLines(skipped)) report(line);
-      if (runs.length === 0) {
+      // With --upstream a directory without runs is where the captured calls go: a new run.
+      if (runs.length === 0 && !options.capturing) {
         const why = skipped.length ? ` (${skipped.length} file${skipped.length === 1 ? '' : 's'} skipped, above)` : ' (no rollouts .jsonl file and no capture dir of .capture.jsonl files)';
         throw new UsageError(`no runs found under ${spec.path}${why}`);
       }

@@ -106,8 +106,8 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   if (!isLoopbackHost(host) && !values.token) {
     throw new UsageError(`--host ${host} is not a loopback address; refusing to serve it without --token`);
   }
+  const paths = await checkServePaths(positionals, (line) => io.stderr.write(`callscope: ${line}\n`), { capturing: values.upstream !== undefined });
   await assertPortFree(host, port);
-  const paths = await checkServePaths(positionals, (line) => io.stderr.write(`callscope: ${line}\n`));
   if (paths.length === 0) paths.push(await ensureDemo(io));
   const indexDir = path.resolve(values['index-dir'] ?? path.join('.callscope', 'index'));
   process.env.CALLSCOPE_PATHS = JSON.stringify(paths);

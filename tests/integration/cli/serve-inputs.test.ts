@@ -90,3 +90,19 @@ describe('serve refuses what it cannot serve', () => {
     expect(skipped.map((s) => path.relative(dir, s.path)).sort()).toEqual(['model-calls/0-0.tokens.jsonl', 'x_materialized_inputs.jsonl']);
   });
 });
+
+describe('serve --upstream', () => {
+  it('takes a directory without runs: the new run its captured calls go to', () => {
+    const fresh = path.join(tmp, 'new-run', 'captures');
+    mkdirSync(fresh, { recursive: true });
+    const holder = net.createServer();
+    // The port check follows the PATH checks: hold the port so that serve stops right after them, before any build.
+    return new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve)).then(() => {
+      const port = (holder.address() as net.AddressInfo).port;
+      const r = serve([fresh, '--upstream', 'http://127.0.0.1:9', '--port', String(port)]);
+      holder.close();
+      expect(r.stderr).not.toContain('no runs found');
+      expect(r.stderr).toContain(`port ${port} is already in use`);
+    });
+  });
+});
