@@ -154,15 +154,17 @@ async function listenAndServe(
   const capture = upstream ? await mountCapture(upstream, instance, paths, io) : null;
   const guard = makeGuard({ host, port, token });
   const direct = makeDirectRoutes(instance.index);
-  // Until the build is done (or when it failed) pages and API paths that need Next are answered without it;
-  // once Next is loading, their requests wait for it.
+  // While the build runs (or when it failed) pages and API paths that need Next are answered without it;
+  // after it, while Next loads, their requests wait for it.
   let dashboard: DashboardState | null = (await buildIsStale()) ? 'building' : null;
-  let nextHandler: Promise<http.RequestListener> | null = null;
+  let startNext!: (handler: Promise<http.RequestListener>) => void;
+  const nextHandler = new Promise<http.RequestListener>((resolve) => (startNext = resolve));
+  nextHandler.catch(() => {}); // said on stderr where it fails
   let actualPort = port;
   const server = http.createServer((req, res) => {
     if (capture && (req.url ?? '').startsWith('/ng-rollout/')) return capture(req, res);
     if (!guard(req, res, actualPort) || !checkRequestShape(req, res) || direct(req, res)) return;
-    if (dashboard || !nextHandler) return answerWithoutDashboard(dashboard ?? 'building', req, res);
+    if (dashboard) return answerWithoutDashboard(dashboard, req, res);
     nextHandler.then(
       (handle) => handle(req, res),
       () => answerWithoutDashboard('failed', req, res),
@@ -181,7 +183,7 @@ async function listenAndServe(
   const shownHost = host.includes(':') ? `[${host}]` : host;
   io.stdout.write(`callscope: serving ${paths.join(', ')} on http://${shownHost}:${actualPort}\n`);
   warmDirectRoutes();
-  const startDashboard = async (stopped: () => boolean) => {
+  const loadDashboard = async (stopped: () => boolean): Promise<http.RequestListener> => {
     if (dashboard === 'building') {
       const started = Date.now();
       io.stderr.write('callscope: building the dashboard (first start, or sources changed): pages answer "building" until it is done, /api/runs answers now...\n');
@@ -190,28 +192,28 @@ async function listenAndServe(
       } catch (err) {
         dashboard = 'failed';
         io.stderr.write(`callscope serve: Error: the dashboard could not be built: ${(err as Error).message}\n`);
-        return;
+        throw err;
       }
       io.stderr.write(`callscope: dashboard built in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+      dashboard = null;
     }
-    if (stopped()) return;
+    if (stopped()) throw new Error('stopped');
     // Also over a build made by `next build` itself (npm run build): cheap when every chunk is marked already.
     // Only a speed-up: a build that cannot be written (a read-only install) is served as it is.
     await addCompileHints(PROJECT_ROOT).catch(() => 0);
-    nextHandler = (async () => {
+    try {
       const { default: next } = await import('next');
       const app = next({ dev: false, dir: PROJECT_ROOT, hostname: host, port: actualPort });
       await app.prepare();
+      io.stderr.write('callscope: dashboard ready\n');
       return app.getRequestHandler() as http.RequestListener;
-    })();
-    dashboard = null;
-    await nextHandler.then(
-      () => io.stderr.write('callscope: dashboard ready\n'),
-      (err) => io.stderr.write(`callscope serve: Error: the dashboard could not start: ${(err as Error).message}\n`),
-    );
+    } catch (err) {
+      io.stderr.write(`callscope serve: Error: the dashboard could not start: ${(err as Error).message}\n`);
+      throw err;
+    }
   };
   let stopped = false;
-  void startDashboard(() => stopped);
+  startNext(loadDashboard(() => stopped));
   await new Promise<void>((resolve) => {
     const stop = () => {
       stopped = true;
