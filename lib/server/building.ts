@@ -2,7 +2,8 @@
 // (a first start, or sources newer than the build) or could not be built or started: a page gets a small
 // self-contained HTML page with status 503 and Retry-After, which reloads itself every few seconds through a
 // meta refresh (the Content-Security-Policy runs no inline script; no script is needed), and an API path gets
-// the API's JSON error `unavailable` (503). The direct routes (lib/server/direct-routes.ts) answer before this.
+// the API's JSON error `unavailable` (503). The page asks for nothing else (its icon is an empty data: URL, its
+// style inline), so it cannot fail a request while the build runs. The direct routes (lib/server/direct-routes.ts) answer before this.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isApiTarget } from './request-shape';
 
@@ -29,7 +30,7 @@ function page(state: DashboardState): string {
   const refresh = state === 'building' ? `<meta http-equiv="refresh" content="${RETRY_SECONDS}">` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">${refresh}<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>callscope</title>
+<title>callscope</title><link rel="icon" href="data:,">
 <style>body{font:15px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;color:#222;background:#fafafa}
 main{max-width:34rem;padding:2rem}h1{font-size:1.15rem;font-weight:600;margin:0 0 .5rem}p{margin:0;color:#555}
 @media (prefers-color-scheme:dark){body{color:#eee;background:#111}p{color:#aaa}}</style>

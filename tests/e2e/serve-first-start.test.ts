@@ -9,6 +9,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { CLEAN, launchBrowser, openPage, problems, type TrackedPage } from '../support/browser';
 import { FIXTURES } from '../support/nemo-gym-data';
 import { ROOT, startServe, type Served } from '../support/server';
 
@@ -57,9 +59,14 @@ afterAll(async () => {
   await fsp.rm(tmp, { recursive: true, force: true });
 });
 
+/** Chromium logs the main document's own 503 (each reload of the building page) as a console error. */
+const DOCUMENT_503 = /Failed to load resource: the server responded with a status of 503/;
+
 describe('serve while the dashboard is being built', () => {
   let served: Served;
   let release: string;
+  let browser: Browser;
+  let t: TrackedPage;
 
   beforeAll(async () => {
     const fake = fakeBuild('build', 0);
@@ -68,9 +75,13 @@ describe('serve while the dashboard is being built', () => {
       env: { CALLSCOPE_TEST_FAKE_BUILD: fake.script },
       indexOnly: true,
     });
+    browser = await launchBrowser();
+    t = await openPage(browser, served.url);
   });
 
   afterAll(async () => {
+    await t?.close();
+    await browser?.close();
     await served?.stop();
   });
 
@@ -131,7 +142,14 @@ describe('serve while the dashboard is being built', () => {
     expect(JSON.parse(bad.body).error.code).toBe('bad_request');
   });
 
-  it('serves the dashboard once the build is done', async () => {
+  it('shows the building page in Chromium cleanly: no script, no failed request, no CSP violation', async () => {
+    const res = await t.goto('/');
+    expect(res.status()).toBe(503);
+    expect(await t.page.locator('h1').textContent()).toBe('callscope is building the dashboard (first start)…');
+    expect(problems(t, [DOCUMENT_503])).toEqual(CLEAN);
+  });
+
+  it('serves the dashboard once the build is done, and the open building page reloads itself into it', async () => {
     writeFileSync(release, '');
     const deadline = Date.now() + 120_000;
     let page = await request(served.url, '/');
@@ -146,6 +164,9 @@ describe('serve while the dashboard is being built', () => {
     expect(health.status).toBe(200);
     expect(JSON.parse(health.body)).toMatchObject({ ok: true });
     await expect.poll(() => served.output()).toContain('callscope: dashboard ready');
+    await expect.poll(() => t.page.locator('a[href="/runs/results-mcqa_rollouts"]').count(), { timeout: 30_000 }).toBe(1);
+    expect(await t.page.locator('h1').textContent()).not.toContain('building');
+    expect(problems(t, [DOCUMENT_503])).toEqual(CLEAN);
   }, 150_000);
 });
 
