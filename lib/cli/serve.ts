@@ -1,7 +1,9 @@
-// `callscope serve`: builds the dashboard when its build is missing or older than its sources, then serves
-// it on a loopback address over the runs found in the given PATHs (the bundled demo data without PATHs).
-// It listens as soon as the index is open: /api/runs and the raw route are answered from node:http
-// (lib/server/direct-routes.ts) while Next.js is still loading, and other requests wait for it.
+// `callscope serve`: serves the dashboard on a loopback address over the runs found in the given PATHs (the
+// bundled demo data without PATHs), and builds it first when its build is missing or older than its sources.
+// It listens as soon as its input checks pass and the index is open: /api/runs and a call's record and raw line
+// are answered from node:http (lib/server/direct-routes.ts) at once; while `next build` runs, pages get a
+// self-reloading "building" page and other API paths a JSON 503 (lib/server/building.ts); while Next.js then
+// loads, their requests wait for it. The guard and the request-shape check stand in front of all of it.
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import http from 'node:http';
@@ -13,6 +15,7 @@ import { addCompileHints } from './compile-hints';
 import { isLoopbackHost } from './hosts';
 import { UsageError, type CliIO } from './io';
 import { assertPortFree, checkServePaths, portInUse } from './serve-inputs';
+import { answerWithoutDashboard, type DashboardState } from '../server/building';
 import { makeDirectRoutes, warmDirectRoutes } from '../server/direct-routes';
 import { makeGuard } from '../server/guard';
 import { checkRequestShape } from '../server/request-shape';
@@ -31,6 +34,8 @@ With --upstream, also captures calls sent to /ng-rollout/<id>/v1/... into the fi
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SOURCE_DIRS = ['app', 'components', 'lib'];
 const SOURCE_FILES = ['next.config.mjs', 'package.json', 'tsconfig.json'];
+/** How often `serve` prints the first pass's progress while it runs. */
+const PROGRESS_EVERY_MS = 5000;
 
 async function newestMtime(p: string): Promise<number> {
   const st = await fsp.stat(p).catch(() => null);
@@ -41,8 +46,15 @@ async function newestMtime(p: string): Promise<number> {
   return newest;
 }
 
+/**
+ * Tests only: a Node script run in place of `next build` (the build then counts as stale, and the real build is
+ * neither rewritten nor re-dated), so that a test can hold the first start's build step open as long as it needs.
+ */
+const FAKE_BUILD_ENV = 'CALLSCOPE_TEST_FAKE_BUILD';
+
 /** True when `.next/BUILD_ID` is missing or older than any source file. */
 export async function buildIsStale(root = PROJECT_ROOT): Promise<boolean> {
+  if (process.env[FAKE_BUILD_ENV]) return true;
   const built = await fsp.stat(path.join(root, '.next', 'BUILD_ID')).catch(() => null);
   if (!built) return true;
   const sources = await Promise.all([...SOURCE_DIRS, ...SOURCE_FILES].map((p) => newestMtime(path.join(root, p))));
@@ -60,13 +72,18 @@ export async function dateBuild(startedMs: number, root = PROJECT_ROOT): Promise
 
 function runNextBuild(root: string, io: CliIO): Promise<void> {
   const started = Date.now();
-  const nextBin = createRequire(path.join(root, 'package.json')).resolve('next/dist/bin/next');
+  const fake = process.env[FAKE_BUILD_ENV];
+  const nextBin = fake ? null : createRequire(path.join(root, 'package.json')).resolve('next/dist/bin/next');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [nextBin, 'build'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, nextBin ? [nextBin, 'build'] : [fake!], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => io.stderr.write(d));
     child.stderr.on('data', (d) => io.stderr.write(d));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? dateBuild(started, root).then(resolve, reject) : reject(new Error(`next build failed with exit code ${code}`))));
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`next build failed with exit code ${code}`));
+      else if (nextBin) dateBuild(started, root).then(resolve, reject);
+      else resolve();
+    });
   });
 }
 
@@ -134,34 +151,23 @@ async function listenAndServe(
   upstream: string | undefined,
   io: CliIO,
 ): Promise<number> {
-  if (await buildIsStale()) {
-    io.stderr.write('callscope: building the dashboard (first start, or sources changed)...\n');
-    await runNextBuild(PROJECT_ROOT, io);
-  }
-  // Also over a build made by `next build` itself (npm run build): cheap when every chunk is marked already.
-  // Only a speed-up: a build that cannot be written (a read-only install) is served as it is.
-  await addCompileHints(PROJECT_ROOT).catch(() => 0);
-  // Next loads while the server already listens; requests for it wait here.
-  const nextHandler = (async () => {
-    const { default: next } = await import('next');
-    const app = next({ dev: false, dir: PROJECT_ROOT, hostname: host, port });
-    await app.prepare();
-    return app.getRequestHandler();
-  })();
-  nextHandler.catch((err) => io.stderr.write(`callscope serve: Error: the dashboard could not start: ${(err as Error).message}\n`));
   const capture = upstream ? await mountCapture(upstream, instance, paths, io) : null;
   const guard = makeGuard({ host, port, token });
   const direct = makeDirectRoutes(instance.index);
+  // While the build runs (or when it failed) pages and API paths that need Next are answered without it;
+  // after it, while Next loads, their requests wait for it.
+  let dashboard: DashboardState | null = (await buildIsStale()) ? 'building' : null;
+  let startNext!: (handler: Promise<http.RequestListener>) => void;
+  const nextHandler = new Promise<http.RequestListener>((resolve) => (startNext = resolve));
+  nextHandler.catch(() => {}); // said on stderr where it fails
   let actualPort = port;
   const server = http.createServer((req, res) => {
     if (capture && (req.url ?? '').startsWith('/ng-rollout/')) return capture(req, res);
     if (!guard(req, res, actualPort) || !checkRequestShape(req, res) || direct(req, res)) return;
+    if (dashboard) return answerWithoutDashboard(dashboard, req, res);
     nextHandler.then(
       (handle) => handle(req, res),
-      () => {
-        res.writeHead(503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 'unavailable', message: 'the dashboard could not start' } }));
-      },
+      () => answerWithoutDashboard('failed', req, res),
     );
   });
   server.requestTimeout = 0;
@@ -177,8 +183,42 @@ async function listenAndServe(
   const shownHost = host.includes(':') ? `[${host}]` : host;
   io.stdout.write(`callscope: serving ${paths.join(', ')} on http://${shownHost}:${actualPort}\n`);
   warmDirectRoutes();
+  const loadDashboard = async (stopped: () => boolean): Promise<http.RequestListener> => {
+    if (dashboard === 'building') {
+      const started = Date.now();
+      io.stderr.write('callscope: building the dashboard (first start, or sources changed): pages answer "building" until it is done, /api/runs answers now...\n');
+      try {
+        await runNextBuild(PROJECT_ROOT, io);
+      } catch (err) {
+        dashboard = 'failed';
+        io.stderr.write(`callscope serve: Error: the dashboard could not be built: ${(err as Error).message}\n`);
+        throw err;
+      }
+      io.stderr.write(`callscope: dashboard built in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+      dashboard = null;
+    }
+    if (stopped()) throw new Error('stopped');
+    // Also over a build made by `next build` itself (npm run build): cheap when every chunk is marked already.
+    // Only a speed-up: a build that cannot be written (a read-only install) is served as it is.
+    await addCompileHints(PROJECT_ROOT).catch(() => 0);
+    try {
+      const { default: next } = await import('next');
+      const app = next({ dev: false, dir: PROJECT_ROOT, hostname: host, port: actualPort });
+      await app.prepare();
+      io.stderr.write('callscope: dashboard ready\n');
+      return app.getRequestHandler() as http.RequestListener;
+    } catch (err) {
+      io.stderr.write(`callscope serve: Error: the dashboard could not start: ${(err as Error).message}\n`);
+      throw err;
+    }
+  };
+  let stopped = false;
+  startNext(loadDashboard(() => stopped));
   await new Promise<void>((resolve) => {
-    const stop = () => server.close(() => resolve());
+    const stop = () => {
+      stopped = true;
+      server.close(() => resolve());
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
@@ -200,13 +240,21 @@ async function mountCapture(upstream: string, instance: Instance, paths: string[
   return handler;
 }
 
-/** Prints each run's indexing outcome once the first full pass is done. */
+/** Prints how far the first full pass is every few seconds while it runs, then each run's outcome. */
 async function reportProgress(instance: Instance, io: CliIO): Promise<void> {
   const started = Date.now();
   io.stderr.write('callscope: indexing...\n');
   const native = nativeScanStatus();
   if (!native.loaded) io.stderr.write(`callscope: capture lines are read by the JavaScript scan (slower): ${native.error}\n`);
-  await instance.ready;
+  const ticker = setInterval(() => {
+    if (instance.index.isClosed) return;
+    const runs = instance.index.listRuns();
+    const done = runs.filter((r) => r.progress.state === 'ready' || r.progress.state === 'error').length;
+    const sum = (k: 'files_read' | 'bytes_read' | 'lines_read') => runs.reduce((n, r) => n + r.progress[k], 0);
+    io.stderr.write(`callscope: indexing: ${done} of ${runs.length} runs done, ${sum('files_read')} files, ${sum('lines_read')} lines, ${(sum('bytes_read') / 1e6).toFixed(1)} MB read\n`);
+  }, PROGRESS_EVERY_MS);
+  ticker.unref();
+  await instance.ready.finally(() => clearInterval(ticker));
   if (instance.index.isClosed) return; // stopped before the pass ended
   for (const run of instance.index.listRuns()) {
     const p = run.progress;

@@ -1,14 +1,14 @@
 // The three API routes `serve` answers from node:http before Next.js, behind the same guard and with the same
 // contract as their route files under app/api (which `next dev` still uses):
 // - GET /api/runs, so that the first API answer comes as soon as the index is open, not after Next has
-//   loaded (about 5 s of a 7.6 s start on a shared 2-core machine);
+//   loaded (most of a warm start), nor after a first start's `next build`;
 // - GET .../calls/{call}/raw, the stored line piped from its byte span with 1 MiB reads: the Next route's
-//   web stream moved a 256 MB line at 138 MB/s, a node pipe moves it at disk speed;
+//   web stream moved a very large line several times slower than a node pipe, which moves it at disk speed;
 // - GET .../calls/{call}, the call record around its request and response spans, written as it is read: the
-//   payload view of a 10 MB request spent most of its wait in the Next route's web stream.
+//   payload view of a large request spent most of its wait in the Next route's web stream.
 // Ids are validated by the API's schemas and only locate rows in the index; the file read is the path the
-// index stored for that row, never one taken from the request. The schemas (zod: 0.5-1.5 s to load here)
-// are loaded after the server listens, not before.
+// index stored for that row, never one taken from the request. The schemas (zod is slow to load) are loaded
+// after the server listens, not before.
 import { promises as fsp, type promises } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallscopeIndex } from '../index/index';

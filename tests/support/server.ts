@@ -27,9 +27,32 @@ async function waitUntilIndexed(url: string, args: string[], timeoutMs = 120_000
   throw new Error('the index did not finish its first pass in time');
 }
 
+/** Polls /api/health until the dashboard answers it (serve answers 503 while it builds the dashboard). */
+async function waitForDashboard(url: string, args: string[], timeoutMs: number): Promise<void> {
+  const i = args.indexOf('--token');
+  const headers: Record<string, string> = i >= 0 ? { authorization: `Bearer ${args[i + 1]}` } : {};
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(url + '/api/health', { headers }).catch(() => null);
+    await res?.body?.cancel();
+    if (res && res.status !== 503) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the dashboard was not ready in time');
+}
+
+export interface ServeOptions {
+  /** Extra environment of the serve process. */
+  env?: Record<string, string>;
+  /** Resolve once the index is ready, without waiting for the dashboard (default: wait for both). */
+  indexOnly?: boolean;
+}
+
 /** `timeoutMs` bounds the start (incl. a dashboard build); `indexTimeoutMs` the first ingest after it. */
-export function startServe(args: string[], timeoutMs = 300_000, indexTimeoutMs = 120_000): Promise<Served> {
-  const child = spawn(process.execPath, ['bin/callscope.js', 'serve', '--port', '0', ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServe(args: string[], timeoutMs = 300_000, indexTimeoutMs = 120_000, options: ServeOptions = {}): Promise<Served> {
+  const env = options.env ? { ...process.env, ...options.env } : process.env;
+  const child = spawn(process.execPath, ['bin/callscope.js', 'serve', '--port', '0', ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const started = Date.now();
   let log = '';
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -46,20 +69,22 @@ export function startServe(args: string[], timeoutMs = 300_000, indexTimeoutMs =
       void stop();
       reject(new Error(`serve did not start in time:\n${log}`));
     }, timeoutMs);
+    let matched = false;
     const onData = (d: Buffer) => {
-      log += d.toString();
-      const m = /serving .* on (http:\/\/\S+)/.exec(log);
+      log += d.toString(); // kept after the URL too: output() holds what serve printed later (build, index)
+      const m = matched ? null : /serving .* on (http:\/\/\S+)/.exec(log);
       if (m) {
+        matched = true;
         clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        child.stderr!.off('data', onData);
-        void waitUntilIndexed(m[1], args, indexTimeoutMs).then(
-          () => resolve({ url: m[1], child, output: () => log, stop }),
-          (err) => {
-            void stop();
-            reject(err);
-          },
-        );
+        void waitUntilIndexed(m[1], args, indexTimeoutMs)
+          .then(() => (options.indexOnly ? undefined : waitForDashboard(m[1], args, Math.max(timeoutMs - (Date.now() - started), indexTimeoutMs))))
+          .then(
+            () => resolve({ url: m[1], child, output: () => log, stop }),
+            (err) => {
+              void stop();
+              reject(err);
+            },
+          );
       }
     };
     child.stdout!.on('data', onData);
