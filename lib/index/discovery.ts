@@ -15,6 +15,12 @@ export interface RunSource {
   rolloutsFile: string | null;
   failuresFile: string | null;
   captureDir: string | null;
+  /** `X_reward_profiling.jsonl` beside `X.jsonl`: `gym eval profile`'s per-task figures (spec §5.6). */
+  rewardProfileFile?: string | null;
+  /** `X_materialized_inputs.jsonl` beside `X.jsonl`: the tasks dispatched (spec §8.1). */
+  inputsFile?: string | null;
+  /** Why this run has, or has not, the capture dir beside it when another rollouts file also claims it. */
+  captureDirNote?: string | null;
 }
 
 export interface PathSpec {
@@ -33,19 +39,43 @@ export function parsePathSpec(arg: string): PathSpec {
   return { path: arg };
 }
 
-/** A rollouts file: a `.jsonl` that is not a capture, token-capture, failures or materialized-inputs file. */
+export const REWARD_PROFILE_SUFFIX = '_reward_profiling.jsonl';
+const INPUTS_SUFFIX = '_materialized_inputs.jsonl';
+
+/**
+ * A rollouts file: a `.jsonl` that is not a capture, token-capture, failures, materialized-inputs or reward-profile
+ * file. (`X_aggregate_metrics.json` and `X_agent_metrics.json`, the other files NeMo Gym writes beside `X.jsonl`, are
+ * not `.jsonl`.)
+ */
 export function isRolloutsFileName(name: string): boolean {
   return (
     name.endsWith('.jsonl') &&
     !name.endsWith(CAPTURE_SUFFIX) &&
     !name.endsWith('.tokens.jsonl') &&
     !name.endsWith('_failures.jsonl') &&
-    !name.endsWith('_materialized_inputs.jsonl')
+    !name.endsWith(INPUTS_SUFFIX) &&
+    !name.endsWith(REWARD_PROFILE_SUFFIX)
   );
 }
 
 export function failuresSibling(rolloutsFile: string): string {
   return rolloutsFile.replace(/\.jsonl$/, '_failures.jsonl');
+}
+
+/** `gym eval profile --rollouts X.jsonl` writes `X_reward_profiling.jsonl` (reward_profile.py, write_to_disk). */
+export function rewardProfileSibling(rolloutsFile: string): string {
+  return rolloutsFile.replace(/\.jsonl$/, REWARD_PROFILE_SUFFIX);
+}
+
+/** `gym eval run --output X.jsonl` writes `X_materialized_inputs.jsonl` (rollout_collection.py). */
+export function inputsSibling(rolloutsFile: string): string {
+  return rolloutsFile.replace(/\.jsonl$/, INPUTS_SUFFIX);
+}
+
+/** The files NeMo Gym writes beside a rollouts file that belong to its run, those present. */
+async function siblingsOf(file: string): Promise<Pick<RunSource, 'failuresFile' | 'rewardProfileFile' | 'inputsFile'>> {
+  const present = async (p: string) => ((await exists(p)) ? p : null);
+  return { failuresFile: await present(failuresSibling(file)), rewardProfileFile: await present(rewardProfileSibling(file)), inputsFile: await present(inputsSibling(file)) };
 }
 
 export function isCaptureFileName(name: string): boolean {
@@ -88,9 +118,14 @@ export interface SkippedFile {
 }
 
 /** Why a `.jsonl` file that is not a rollouts file is left out, or null for a capture or failures file (part of a run). */
-function skipReason(name: string): string | null {
-  if (name.endsWith('_materialized_inputs.jsonl')) return "NeMo Gym's materialized inputs (the tasks sent to the agents), not rollouts";
+function skipReason(name: string, names: Set<string>): string | null {
+  if (name.endsWith(INPUTS_SUFFIX)) return "NeMo Gym's materialized inputs (the tasks sent to the agents), not rollouts";
   if (name.endsWith('.tokens.jsonl')) return 'a training token-id capture file, not model calls';
+  if (name.endsWith(REWARD_PROFILE_SUFFIX)) {
+    const rollouts = name.slice(0, -REWARD_PROFILE_SUFFIX.length) + '.jsonl';
+    // Beside its rollouts file it is that run's task profile, not skipped.
+    return names.has(rollouts) ? null : `NeMo Gym's reward profile (gym eval profile's per-task figures), not rollouts; its rollouts file ${rollouts} is not here`;
+  }
   return null;
 }
 
@@ -102,9 +137,10 @@ async function walk(dir: string, depth: number, found: Found): Promise<void> {
     return;
   }
   if (entries.some((e) => e.isFile() && isCaptureFileName(e.name))) found.captureDirs.push(dir);
+  const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (e.isFile() && isRolloutsFileName(e.name)) found.rolloutsFiles.push(path.join(dir, e.name));
-    else if (e.isFile() && skipReason(e.name)) found.skipped.push({ path: path.join(dir, e.name), reason: skipReason(e.name)! });
+    else if (e.isFile() && skipReason(e.name, names)) found.skipped.push({ path: path.join(dir, e.name), reason: skipReason(e.name, names)! });
     else if (e.isFile() && e.name.endsWith('_failures.jsonl') && !entries.some((f) => f.isFile() && path.join(dir, f.name) !== path.join(dir, e.name) && failuresSibling(f.name) === e.name)) {
       found.skipped.push({ path: path.join(dir, e.name), reason: `a failures file without its rollouts file ${e.name.replace(/_failures\.jsonl$/, '.jsonl')}` });
     }
@@ -137,26 +173,29 @@ async function sampleRolloutIds(file: string, limit = 16): Promise<string[]> {
   return ids;
 }
 
-/** The capture dir that holds the most of the file's rollout ids, preferring the closest one on ties. */
-async function pairCaptureDir(file: string, candidates: string[]): Promise<string | null> {
+/** A rollouts file's claim on a capture dir beside it: how many of its sampled rollout ids the dir holds. */
+interface Claim {
+  dir: string;
+  hits: number;
+  sampled: number;
+}
+
+/** The capture dir beside the file that holds the most of its rollout ids, preferring the closest one on ties. */
+async function claimCaptureDir(file: string, candidates: string[]): Promise<Claim | null> {
   const near = candidates.filter((d) => path.dirname(d) === path.dirname(file) || d === path.dirname(file));
   if (near.length === 0) return null;
   const ids = await sampleRolloutIds(file);
-  let best: string | null = null;
-  let bestHits = 0;
+  let best: Claim | null = null;
   for (const dir of near) {
     let hits = 0;
     for (const id of ids) {
       if ((await exists(path.join(dir, id + CAPTURE_SUFFIX))) || (await exists(path.join(dir, id + INCOMPLETE_SUFFIX)))) hits++;
     }
-    if (hits > bestHits) {
-      best = dir;
-      bestHits = hits;
-    }
+    if (hits > (best?.hits ?? 0)) best = { dir, hits, sampled: ids.length };
   }
   if (best) return best;
   // Nothing captured yet (a run just starting): a lone capture dir beside the file is its own.
-  return near.length === 1 ? near[0] : null;
+  return near.length === 1 ? { dir: near[0], hits: 0, sampled: ids.length } : null;
 }
 
 function uniqueId(id: string, taken: Set<string>): string {
@@ -170,10 +209,14 @@ export async function discoverRuns(specs: PathSpec[]): Promise<RunSource[]> {
   return (await discoverRunsReport(specs)).runs;
 }
 
-/** The runs under the PATHs, and the `.jsonl` files found there that are not served, with the reason. */
-export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: RunSource[]; skipped: SkippedFile[] }> {
+/**
+ * The runs under the PATHs, the `.jsonl` files found there that are not served, with the reason, and notes on the
+ * pairing (a capture dir that two rollouts files claim).
+ */
+export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: RunSource[]; skipped: SkippedFile[]; notes: string[] }> {
   const runs: RunSource[] = [];
   const skipped: SkippedFile[] = [];
+  const notes: string[] = [];
   const taken = new Set<string>();
   for (const spec of specs) {
     const target = path.resolve(spec.path);
@@ -181,13 +224,12 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
     if (!st) continue;
     if (st.isFile()) {
       const root = path.dirname(target);
-      const failures = failuresSibling(target);
       const captureDir = spec.captureDir ? path.resolve(spec.captureDir) : null;
       runs.push({
         id: uniqueId(runIdFor(root, target, true), taken),
         root: captureDir ? commonRoot(root, captureDir) : root,
         rolloutsFile: target,
-        failuresFile: (await exists(failures)) ? failures : null,
+        ...(await siblingsOf(target)),
         captureDir,
       });
       continue;
@@ -195,25 +237,46 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
     if (!st.isDirectory()) continue;
     const found: Found = { rolloutsFiles: [], captureDirs: [], skipped };
     await walk(target, 0, found);
-    const paired = new Set<string>();
+    // Every rollouts file claims the capture dir beside it that holds the most of its ids. The index gives a capture
+    // dir to one run only (a capture file is one rollout of one run), so of the files claiming one dir the one whose
+    // ids it holds most (the first by name on ties: `X.jsonl` before `X_retry.jsonl`) gets it, and both runs say so.
+    const claims = new Map<string, Claim | null>();
+    for (const file of found.rolloutsFiles) claims.set(file, await claimCaptureDir(file, found.captureDirs));
+    const owner = new Map<string, string>();
     for (const file of found.rolloutsFiles) {
-      const captureDir = await pairCaptureDir(file, found.captureDirs.filter((d) => !paired.has(d)));
-      if (captureDir) paired.add(captureDir);
-      const failures = failuresSibling(file);
-      runs.push({
-        id: uniqueId(runIdFor(target, file, true), taken),
-        root: target,
-        rolloutsFile: file,
-        failuresFile: (await exists(failures)) ? failures : null,
-        captureDir,
-      });
+      const c = claims.get(file);
+      if (!c) continue;
+      const held = owner.get(c.dir);
+      if (held === undefined || c.hits > claims.get(held)!.hits) owner.set(c.dir, file);
     }
+    const ids = new Map(found.rolloutsFiles.map((file) => [file, uniqueId(runIdFor(target, file, true), taken)]));
+    for (const file of found.rolloutsFiles) {
+      const c = claims.get(file) ?? null;
+      const won = c !== null && owner.get(c.dir) === file;
+      let captureDirNote: string | null = null;
+      if (c) {
+        const rivals = found.rolloutsFiles.filter((f) => f !== file && claims.get(f)?.dir === c.dir);
+        const rel = path.relative(target, c.dir) || '.';
+        const held = (x: Claim) => `${x.hits} of ${x.sampled} sampled rollout ids`;
+        if (!won && c.hits === 0 && claims.get(owner.get(c.dir)!)!.hits > 0) {
+          // The lone dir beside it holds none of its ids but another file's: not this run's dir at all.
+        } else if (!won) {
+          const winner = owner.get(c.dir)!;
+          captureDirNote = `The capture dir ${rel} beside this file holds ${held(c)} of this run, but it is paired with run ${ids.get(winner)} (${path.basename(winner)}, ${held(claims.get(winner)!)}): a capture dir belongs to one run, so this run's calls come from its lines' own ng_model_call_capture attachments, or are unknown. To read them from the dir, serve ${path.basename(file)}=${rel} alone.`;
+          notes.push(`capture dir ${c.dir}: paired with ${winner} (${held(claims.get(winner)!)}), not with ${file} (${held(c)}); a capture dir belongs to one run, so ${path.basename(file)} is served without it`);
+        } else if (rivals.length) {
+          captureDirNote = `The capture dir ${rel} is paired with this run (${held(c)}); it also holds rollout ids of ${rivals.map((f) => `run ${ids.get(f)} (${path.basename(f)})`).join(', ')}, served without it since a capture dir belongs to one run.`;
+        }
+      }
+      runs.push({ id: ids.get(file)!, root: target, rolloutsFile: file, ...(await siblingsOf(file)), captureDir: won ? c.dir : null, captureDirNote });
+    }
+    const paired = new Set(owner.keys());
     for (const dir of found.captureDirs) {
       if (paired.has(dir)) continue;
       runs.push({ id: uniqueId(runIdFor(target, dir, false), taken), root: target, rolloutsFile: null, failuresFile: null, captureDir: dir });
     }
   }
-  return { runs, skipped };
+  return { runs, skipped, notes };
 }
 
 function commonRoot(a: string, b: string): string {
