@@ -239,7 +239,7 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
     await walk(target, 0, found);
     // Every rollouts file claims the capture dir beside it that holds the most of its ids. The index gives a capture
     // dir to one run only (a capture file is one rollout of one run), so of the files claiming one dir the one whose
-    // ids it holds most (the first by name on ties: `X.jsonl` before `X_retry.jsonl`) gets it, and both runs say so.
+    // ids it holds most (the shorter name on ties: `X.jsonl` before `X_retry.jsonl`) gets it, and both runs say so.
     const claims = new Map<string, Claim | null>();
     for (const file of found.rolloutsFiles) claims.set(file, await claimCaptureDir(file, found.captureDirs));
     const owner = new Map<string, string>();
@@ -247,7 +247,8 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
       const c = claims.get(file);
       if (!c) continue;
       const held = owner.get(c.dir);
-      if (held === undefined || c.hits > claims.get(held)!.hits) owner.set(c.dir, file);
+      const rival = held === undefined ? null : claims.get(held)!;
+      if (!rival || c.hits > rival.hits || (c.hits === rival.hits && path.basename(file).length < path.basename(held!).length)) owner.set(c.dir, file);
     }
     const ids = new Map(found.rolloutsFiles.map((file) => [file, uniqueId(runIdFor(target, file, true), taken)]));
     for (const file of found.rolloutsFiles) {
