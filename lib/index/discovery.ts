@@ -180,22 +180,24 @@ interface Claim {
   sampled: number;
 }
 
-/** The capture dir beside the file that holds the most of its rollout ids, preferring the closest one on ties. */
-async function claimCaptureDir(file: string, candidates: string[]): Promise<Claim | null> {
+/**
+ * The capture dirs beside the file that hold some of its rollout ids, most first (the closest one on ties); a lone
+ * dir beside it that holds none when nothing of the file is captured yet (a run just starting).
+ */
+async function claimCaptureDirs(file: string, candidates: string[]): Promise<Claim[]> {
   const near = candidates.filter((d) => path.dirname(d) === path.dirname(file) || d === path.dirname(file));
-  if (near.length === 0) return null;
+  if (near.length === 0) return [];
   const ids = await sampleRolloutIds(file);
-  let best: Claim | null = null;
+  const claims: Claim[] = [];
   for (const dir of near) {
     let hits = 0;
     for (const id of ids) {
       if ((await exists(path.join(dir, id + CAPTURE_SUFFIX))) || (await exists(path.join(dir, id + INCOMPLETE_SUFFIX)))) hits++;
     }
-    if (hits > (best?.hits ?? 0)) best = { dir, hits, sampled: ids.length };
+    if (hits > 0) claims.push({ dir, hits, sampled: ids.length });
   }
-  if (best) return best;
-  // Nothing captured yet (a run just starting): a lone capture dir beside the file is its own.
-  return near.length === 1 ? { dir: near[0], hits: 0, sampled: ids.length } : null;
+  if (claims.length) return claims.sort((a, b) => b.hits - a.hits); // stable: the closest first on ties
+  return near.length === 1 ? [{ dir: near[0], hits: 0, sampled: ids.length }] : [];
 }
 
 function uniqueId(id: string, taken: Set<string>): string {
@@ -239,37 +241,57 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
     await walk(target, 0, found);
     // Every rollouts file claims the capture dir beside it that holds the most of its ids. The index gives a capture
     // dir to one run only (a capture file is one rollout of one run), so of the files claiming one dir the one whose
-    // ids it holds most (the shorter name on ties: `X.jsonl` before `X_retry.jsonl`) gets it, and both runs say so.
-    const claims = new Map<string, Claim | null>();
-    for (const file of found.rolloutsFiles) claims.set(file, await claimCaptureDir(file, found.captureDirs));
+    // ids it holds most (the shorter name on ties: `X.jsonl` before `X_retry.jsonl`) gets it; another takes the next
+    // dir holding its ids if one is left, and otherwise goes without, which both runs and the report say.
+    const claims = new Map<string, Claim[]>();
+    for (const file of found.rolloutsFiles) claims.set(file, await claimCaptureDirs(file, found.captureDirs));
     const owner = new Map<string, string>();
+    const pairedClaim = new Map<string, Claim>();
     for (const file of found.rolloutsFiles) {
-      const c = claims.get(file);
+      const c = claims.get(file)![0];
       if (!c) continue;
       const held = owner.get(c.dir);
-      const rival = held === undefined ? null : claims.get(held)!;
-      if (!rival || c.hits > rival.hits || (c.hits === rival.hits && path.basename(file).length < path.basename(held!).length)) owner.set(c.dir, file);
+      const rival = held === undefined ? null : pairedClaim.get(held)!;
+      if (!rival || c.hits > rival.hits || (c.hits === rival.hits && path.basename(file).length < path.basename(held!).length)) {
+        if (held !== undefined) pairedClaim.delete(held);
+        owner.set(c.dir, file);
+        pairedClaim.set(file, c);
+      }
     }
-    const ids = new Map(found.rolloutsFiles.map((file) => [file, uniqueId(runIdFor(target, file, true), taken)]));
     for (const file of found.rolloutsFiles) {
-      const c = claims.get(file) ?? null;
-      const won = c !== null && owner.get(c.dir) === file;
-      let captureDirNote: string | null = null;
-      if (c) {
-        const rivals = found.rolloutsFiles.filter((f) => f !== file && claims.get(f)?.dir === c.dir);
-        const rel = path.relative(target, c.dir) || '.';
-        const held = (x: Claim) => `${x.hits} of ${x.sampled} sampled rollout ids`;
-        if (!won && c.hits === 0 && claims.get(owner.get(c.dir)!)!.hits > 0) {
-          // The lone dir beside it holds none of its ids but another file's: not this run's dir at all.
-        } else if (!won) {
-          const winner = owner.get(c.dir)!;
-          captureDirNote = `The capture dir ${rel} beside this file holds ${held(c)} of this run, but it is paired with run ${ids.get(winner)} (${path.basename(winner)}, ${held(claims.get(winner)!)}): a capture dir belongs to one run, so this run's calls come from its lines' own ng_model_call_capture attachments, or are unknown. To read them from the dir, serve ${path.basename(file)}=${rel} alone.`;
-          notes.push(`capture dir ${c.dir}: paired with ${winner} (${held(claims.get(winner)!)}), not with ${file} (${held(c)}); a capture dir belongs to one run, so ${path.basename(file)} is served without it`);
-        } else if (rivals.length) {
-          captureDirNote = `The capture dir ${rel} is paired with this run (${held(c)}); it also holds rollout ids of ${rivals.map((f) => `run ${ids.get(f)} (${path.basename(f)})`).join(', ')}, served without it since a capture dir belongs to one run.`;
+      if (pairedClaim.has(file)) continue;
+      const alt = claims.get(file)!.find((c) => c.hits > 0 && !owner.has(c.dir));
+      if (alt) {
+        owner.set(alt.dir, file);
+        pairedClaim.set(file, alt);
+      }
+    }
+    // The dirs holding a file's ids that went to another run; a lone dir holding none of its ids is not contested
+    // unless its owner has none there either (two runs just starting beside one dir).
+    const lost = (file: string) =>
+      claims.get(file)!.filter((c) => owner.get(c.dir) !== file && (c.hits > 0 || (owner.has(c.dir) && pairedClaim.get(owner.get(c.dir)!)!.hits === 0)));
+    const ids = new Map(found.rolloutsFiles.map((file) => [file, uniqueId(runIdFor(target, file, true), taken)]));
+    const held = (x: Claim) => `${x.hits} of ${x.sampled} sampled rollout ids`;
+    const rel = (dir: string) => path.relative(target, dir) || '.';
+    for (const file of found.rolloutsFiles) {
+      const won = pairedClaim.get(file) ?? null;
+      const sentences: string[] = [];
+      if (won) {
+        const rivals = found.rolloutsFiles.filter((f) => f !== file && lost(f).some((c) => c.dir === won.dir));
+        if (rivals.length) {
+          sentences.push(`The capture dir ${rel(won.dir)} is paired with this run (${held(won)}); it also holds rollout ids of ${rivals.map((f) => `run ${ids.get(f)} (${path.basename(f)})`).join(', ')}, whose calls are not read from it since a capture dir belongs to one run.`);
         }
       }
-      runs.push({ id: ids.get(file)!, root: target, rolloutsFile: file, ...(await siblingsOf(file)), captureDir: won ? c.dir : null, captureDirNote });
+      for (const c of lost(file)) {
+        const winner = owner.get(c.dir)!;
+        const theirs = pairedClaim.get(winner)!;
+        const consequence = won
+          ? `the calls of those rollouts are not read from it`
+          : `this run's calls come from its lines' own ng_model_call_capture attachments, or are unknown. To read them from the dir, serve ${path.basename(file)}=${rel(c.dir)} alone`;
+        sentences.push(`The capture dir ${rel(c.dir)} beside this file holds ${held(c)} of this run, but it is paired with run ${ids.get(winner)} (${path.basename(winner)}, ${held(theirs)}): a capture dir belongs to one run, so ${consequence}.`);
+        notes.push(`capture dir ${c.dir}: paired with ${winner} (${held(theirs)}), not with ${file} (${held(c)}); a capture dir belongs to one run, so ${path.basename(file)} is served without it${won ? ` (with ${won.dir})` : ''}`);
+      }
+      runs.push({ id: ids.get(file)!, root: target, rolloutsFile: file, ...(await siblingsOf(file)), captureDir: won?.dir ?? null, captureDirNote: sentences.length ? sentences.join(' ') : null });
     }
     const paired = new Set(owner.keys());
     for (const dir of found.captureDirs) {

@@ -128,11 +128,37 @@ describe('a results dir as gym eval run and gym eval profile leave it', () => {
     expect(byId.x_rollouts_retry.captureDirNote).toBe(
       `The capture dir model-calls beside this file holds 4 of 5 sampled rollout ids of this run, but it is paired with run x_rollouts (x_rollouts.jsonl, 5 of 5 sampled rollout ids): a capture dir belongs to one run, so this run's calls come from its lines' own ng_model_call_capture attachments, or are unknown. To read them from the dir, serve x_rollouts_retry.jsonl=model-calls alone.`,
     );
-    expect(byId.x_rollouts.captureDirNote).toMatch(/^The capture dir model-calls is paired with this run \(5 of 5 sampled rollout ids\); it also holds rollout ids of run x_rollouts_retry \(x_rollouts_retry\.jsonl\)/);
+    expect(byId.x_rollouts.captureDirNote).toBe(
+      'The capture dir model-calls is paired with this run (5 of 5 sampled rollout ids); it also holds rollout ids of run x_rollouts_retry (x_rollouts_retry.jsonl), whose calls are not read from it since a capture dir belongs to one run.',
+    );
     expect(notes).toEqual([
       `capture dir ${path.join(results, 'model-calls')}: paired with ${x.rollouts} (5 of 5 sampled rollout ids), not with ${retry.rollouts} (4 of 5 sampled rollout ids); a capture dir belongs to one run, so x_rollouts_retry.jsonl is served without it`,
     ]);
     // No capture-only run of the shared dir either.
     expect(runs.filter((r) => r.rolloutsFile === null)).toEqual([]);
+  });
+
+  it('a file that loses its best dir to another takes the next dir beside it that holds its ids, and says where the rest are', async () => {
+    const results = path.join(tmp, 'gym-next', 'results');
+    const a = writeGymEvalRun(results, 'a_rollouts', fixture('string_match.jsonl'), { captureDir: 'caps-1' });
+    const b = writeGymEvalRun(results, 'b_rollouts', fixture('string_match.jsonl'), { captureDir: 'caps-1', edit: (r) => ({ ...r, _ng_attempt_index: 1 }) });
+    // Two of b's five ids in caps-2 instead: caps-1 holds 3 of b's, and goes to a (5 of 5).
+    mkdirSync(path.join(results, 'caps-2'));
+    for (const id of b.ids.slice(0, 2)) {
+      rmSync(path.join(results, 'caps-1', `${id}.capture.jsonl`));
+      writeFileSync(path.join(results, 'caps-2', `${id}.capture.jsonl`), line(makeExchange()));
+    }
+    const { runs, notes } = await discoverRunsReport([{ path: results }]);
+    expect(runs.map((r) => [path.basename(r.rolloutsFile ?? '-'), r.captureDir && path.basename(r.captureDir), r.captureDirNote])).toEqual([
+      [path.basename(a.rollouts), 'caps-1', expect.stringMatching(/^The capture dir caps-1 is paired with this run \(5 of 5 sampled rollout ids\); it also holds rollout ids of run b_rollouts/)],
+      [
+        path.basename(b.rollouts),
+        'caps-2',
+        'The capture dir caps-1 beside this file holds 3 of 5 sampled rollout ids of this run, but it is paired with run a_rollouts (a_rollouts.jsonl, 5 of 5 sampled rollout ids): a capture dir belongs to one run, so the calls of those rollouts are not read from it.',
+      ],
+    ]);
+    expect(notes).toEqual([
+      `capture dir ${path.join(results, 'caps-1')}: paired with ${a.rollouts} (5 of 5 sampled rollout ids), not with ${b.rollouts} (3 of 5 sampled rollout ids); a capture dir belongs to one run, so b_rollouts.jsonl is served without it (with ${path.join(results, 'caps-2')})`,
+    ]);
   });
 });
