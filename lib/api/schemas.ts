@@ -194,4 +194,4 @@ export const CallColumnsQuerySchema = z
   })
   .strict();
 export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
-export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, paired tasks');
+export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, and tasks paired by index when the runs are over the same tasks (task_relation: whether, on what basis, and why)');
