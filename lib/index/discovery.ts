@@ -1,12 +1,12 @@
-// Run discovery (architecture.md "Runs"): from the PATHs given to `serve`, find rollouts files (with their
-// `_failures` siblings) and capture dirs, pair each rollouts file with the capture dir that holds its
-// rollout ids, and give every run a stable URL-safe id: a slug of its path relative to the PATH it was
-// found under. Symlinks are not followed, so nothing outside a root is ever reached.
+// Run discovery (architecture.md "Runs"): from the PATHs given to `serve`, find rollouts files (with the files
+// NeMo Gym writes beside them, spec §8.1: `_failures`, `_materialized_inputs`, and `gym eval profile`'s
+// `_reward_profiling`) and capture dirs, pair each rollouts file with the capture dir that holds its rollout ids
+// (pairing.ts), and give every run a stable URL-safe id: a slug of its path relative to the PATH it was found
+// under. Symlinks are not followed, so nothing outside a root is ever reached.
 import { promises as fsp, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { rolloutIdOfLine } from '../capture/ids';
-import { isJsonObject, parsePython } from '../capture/json';
-import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists, readLines, stripAscii } from '../capture/store';
+import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists } from '../capture/store';
+import { pairCaptureDirs } from './pairing';
 
 export interface RunSource {
   id: string;
@@ -150,56 +150,6 @@ async function walk(dir: string, depth: number, found: Found): Promise<void> {
   }
 }
 
-/** Up to `limit` rollout ids from the first lines of a rollouts file. */
-async function sampleRolloutIds(file: string, limit = 16): Promise<string[]> {
-  const ids: string[] = [];
-  const handle = await fsp.open(file, 'r').catch(() => null);
-  if (!handle) return ids;
-  try {
-    for await (const line of readLines(handle)) {
-      if (ids.length >= limit || line.lineNumber > limit * 4) break;
-      if (stripAscii(line.bytes).length === 0) continue;
-      try {
-        const row = parsePython(line.bytes);
-        const id = isJsonObject(row) ? rolloutIdOfLine(row) : null;
-        if (id && /^[A-Za-z0-9._-]+$/.test(id)) ids.push(id);
-      } catch {
-        // a line that does not parse says nothing about pairing
-      }
-    }
-  } finally {
-    await handle.close();
-  }
-  return ids;
-}
-
-/** A rollouts file's claim on a capture dir beside it: how many of its sampled rollout ids the dir holds. */
-interface Claim {
-  dir: string;
-  hits: number;
-  sampled: number;
-}
-
-/**
- * The capture dirs beside the file that hold some of its rollout ids, most first (the closest one on ties); a lone
- * dir beside it that holds none when nothing of the file is captured yet (a run just starting).
- */
-async function claimCaptureDirs(file: string, candidates: string[]): Promise<Claim[]> {
-  const near = candidates.filter((d) => path.dirname(d) === path.dirname(file) || d === path.dirname(file));
-  if (near.length === 0) return [];
-  const ids = await sampleRolloutIds(file);
-  const claims: Claim[] = [];
-  for (const dir of near) {
-    let hits = 0;
-    for (const id of ids) {
-      if ((await exists(path.join(dir, id + CAPTURE_SUFFIX))) || (await exists(path.join(dir, id + INCOMPLETE_SUFFIX)))) hits++;
-    }
-    if (hits > 0) claims.push({ dir, hits, sampled: ids.length });
-  }
-  if (claims.length) return claims.sort((a, b) => b.hits - a.hits); // stable: the closest first on ties
-  return near.length === 1 ? [{ dir: near[0], hits: 0, sampled: ids.length }] : [];
-}
-
 function uniqueId(id: string, taken: Set<string>): string {
   let candidate = id;
   for (let n = 2; taken.has(candidate); n++) candidate = `${id}-${n}`;
@@ -239,61 +189,14 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
     if (!st.isDirectory()) continue;
     const found: Found = { rolloutsFiles: [], captureDirs: [], skipped };
     await walk(target, 0, found);
-    // Every rollouts file claims the capture dir beside it that holds the most of its ids. The index gives a capture
-    // dir to one run only (a capture file is one rollout of one run), so of the files claiming one dir the one whose
-    // ids it holds most (the shorter name on ties: `X.jsonl` before `X_retry.jsonl`) gets it; another takes the next
-    // dir holding its ids if one is left, and otherwise goes without, which both runs and the report say.
-    const claims = new Map<string, Claim[]>();
-    for (const file of found.rolloutsFiles) claims.set(file, await claimCaptureDirs(file, found.captureDirs));
-    const owner = new Map<string, string>();
-    const pairedClaim = new Map<string, Claim>();
-    for (const file of found.rolloutsFiles) {
-      const c = claims.get(file)![0];
-      if (!c) continue;
-      const held = owner.get(c.dir);
-      const rival = held === undefined ? null : pairedClaim.get(held)!;
-      if (!rival || c.hits > rival.hits || (c.hits === rival.hits && path.basename(file).length < path.basename(held!).length)) {
-        if (held !== undefined) pairedClaim.delete(held);
-        owner.set(c.dir, file);
-        pairedClaim.set(file, c);
-      }
-    }
-    for (const file of found.rolloutsFiles) {
-      if (pairedClaim.has(file)) continue;
-      const alt = claims.get(file)!.find((c) => c.hits > 0 && !owner.has(c.dir));
-      if (alt) {
-        owner.set(alt.dir, file);
-        pairedClaim.set(file, alt);
-      }
-    }
-    // The dirs holding a file's ids that went to another run; a lone dir holding none of its ids is not contested
-    // unless its owner has none there either (two runs just starting beside one dir).
-    const lost = (file: string) =>
-      claims.get(file)!.filter((c) => owner.get(c.dir) !== file && (c.hits > 0 || (owner.has(c.dir) && pairedClaim.get(owner.get(c.dir)!)!.hits === 0)));
     const ids = new Map(found.rolloutsFiles.map((file) => [file, uniqueId(runIdFor(target, file, true), taken)]));
-    const held = (x: Claim) => `${x.hits} of ${x.sampled} sampled rollout ids`;
-    const rel = (dir: string) => path.relative(target, dir) || '.';
+    const pairing = await pairCaptureDirs(target, found.rolloutsFiles, found.captureDirs, ids);
+    notes.push(...pairing.notes);
     for (const file of found.rolloutsFiles) {
-      const won = pairedClaim.get(file) ?? null;
-      const sentences: string[] = [];
-      if (won) {
-        const rivals = found.rolloutsFiles.filter((f) => f !== file && lost(f).some((c) => c.dir === won.dir));
-        if (rivals.length) {
-          sentences.push(`The capture dir ${rel(won.dir)} is paired with this run (${held(won)}); it also holds rollout ids of ${rivals.map((f) => `run ${ids.get(f)} (${path.basename(f)})`).join(', ')}, whose calls are not read from it since a capture dir belongs to one run.`);
-        }
-      }
-      for (const c of lost(file)) {
-        const winner = owner.get(c.dir)!;
-        const theirs = pairedClaim.get(winner)!;
-        const consequence = won
-          ? `the calls of those rollouts are not read from it`
-          : `this run's calls come from its lines' own ng_model_call_capture attachments, or are unknown. To read them from the dir, serve ${path.basename(file)}=${rel(c.dir)} alone`;
-        sentences.push(`The capture dir ${rel(c.dir)} beside this file holds ${held(c)} of this run, but it is paired with run ${ids.get(winner)} (${path.basename(winner)}, ${held(theirs)}): a capture dir belongs to one run, so ${consequence}.`);
-        notes.push(`capture dir ${c.dir}: paired with ${winner} (${held(theirs)}), not with ${file} (${held(c)}); a capture dir belongs to one run, so ${path.basename(file)} is served without it${won ? ` (with ${won.dir})` : ''}`);
-      }
-      runs.push({ id: ids.get(file)!, root: target, rolloutsFile: file, ...(await siblingsOf(file)), captureDir: won?.dir ?? null, captureDirNote: sentences.length ? sentences.join(' ') : null });
+      const { captureDir, note } = pairing.of.get(file)!;
+      runs.push({ id: ids.get(file)!, root: target, rolloutsFile: file, ...(await siblingsOf(file)), captureDir, captureDirNote: note });
     }
-    const paired = new Set(owner.keys());
+    const paired = new Set([...pairing.of.values()].map((p) => p.captureDir).filter((d): d is string => d !== null));
     for (const dir of found.captureDirs) {
       if (paired.has(dir)) continue;
       runs.push({ id: uniqueId(runIdFor(target, dir, false), taken), root: target, rolloutsFile: null, failuresFile: null, captureDir: dir });
