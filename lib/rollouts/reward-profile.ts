@@ -3,8 +3,9 @@
 // profiler's `mean/…`, `max/…`, `min/…`, `median/…`, `std/…` of every numeric field of the task's rollouts (`reward`
 // among them; a column that was null everywhere is left out), `num_rollouts`, `expected_num_rollouts`,
 // `missing_num_rollouts`, `reward_profile_completion_pct`, `sample` (the input row) and `rollout_infos`. The file is
-// read as it is, never recomputed: the figures shown are the file's. Pure and small: a run page reads it per request.
+// read as it is, never recomputed: the figures shown are the file's. A run page reads it per request.
 import { promises as fsp } from 'node:fs';
+import { readLines } from '../capture/store';
 
 /** The profile's figures of one task; null where the line has none. */
 export interface TaskProfileRow {
@@ -57,27 +58,32 @@ export function parseTaskProfileLine(text: string, line: number): TaskProfileRow
   };
 }
 
-/** The profile's first `limit` task rows (in file order), the count of all, and the lines it cannot read; null when the file cannot be read. */
+/**
+ * The profile's first `limit` task rows (in file order), the count of all, and the lines it cannot read; null when
+ * the file cannot be read. Read a line at a time: each line carries its task's input row as `sample`.
+ */
 export async function readTaskProfile(file: string, limit = 1000): Promise<TaskProfile | null> {
-  let text: string;
+  const handle = await fsp.open(file, 'r').catch(() => null);
+  if (!handle) return null;
+  const profile: TaskProfile = { file, rows: [], tasks: 0, problems: [] };
   try {
-    text = await fsp.readFile(file, 'utf8');
+    for await (const raw of readLines(handle)) {
+      const text = raw.bytes.toString('utf8');
+      if (text.trim() === '') continue;
+      const row = parseTaskProfileLine(text, raw.lineNumber);
+      if (!row) {
+        // An unterminated last line that is not yet a whole object is the profiler still writing: pending.
+        if (!raw.terminated) break;
+        profile.problems.push({ line: raw.lineNumber, message: 'not a JSON object' });
+        continue;
+      }
+      profile.tasks++;
+      if (profile.rows.length < limit) profile.rows.push(row);
+    }
   } catch {
     return null;
-  }
-  const profile: TaskProfile = { file, rows: [], tasks: 0, problems: [] };
-  // An unterminated last line that is not yet a whole object is the profiler still writing: pending, not a problem.
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() === '') continue;
-    const row = parseTaskProfileLine(lines[i], i + 1);
-    if (!row) {
-      if (i === lines.length - 1) break; // unterminated and not whole: pending
-      profile.problems.push({ line: i + 1, message: 'not a JSON object' });
-      continue;
-    }
-    profile.tasks++;
-    if (profile.rows.length < limit) profile.rows.push(row);
+  } finally {
+    await handle.close();
   }
   return profile;
 }
