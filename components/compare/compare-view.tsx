@@ -16,7 +16,7 @@ export function CompareView({ comparison, taskSort }: { comparison: Comparison; 
   return (
     <div className="space-y-5">
       <CompareTableView table={totalsTable(comparison)} runs={runs} />
-      <div className="grid gap-5 xl:grid-cols-2">
+      <div className="grid gap-5 xl:grid-cols-2 [&>*]:min-w-0">
         <Card title="Per-rollout distributions" actions={<TableCsvButton table={distributionsTable(comparison)} runs={runs} />}>
           <DistributionPlots comparison={comparison} />
         </Card>
@@ -24,7 +24,7 @@ export function CompareView({ comparison, taskSort }: { comparison: Comparison; 
       </div>
       <CompareTableView table={serversTable(comparison)} runs={runs} empty="No calls." />
       <CompareTableView table={latencyTable(comparison)} runs={runs} />
-      <div className="grid gap-5 lg:grid-cols-2">
+      <div className="grid gap-5 lg:grid-cols-2 [&>*]:min-w-0">
         <CompareTableView table={countsTable(comparison, 'errors', 'Error categories (calls)', 'error category', (r) => r.calls.error_categories)} runs={runs} empty="No call errors." />
         <CompareTableView table={countsTable(comparison, 'gaps', 'Gaps (rollouts)', 'gap code', (r) => r.gaps)} runs={runs} empty="No gaps." />
       </div>
@@ -34,7 +34,8 @@ export function CompareView({ comparison, taskSort }: { comparison: Comparison; 
           runs={runs}
           limit={TASKS_SHOWN}
           actions={comparison.tasks.length ? <TaskSortLinks runs={runs} sort={taskSort} /> : null}
-          empty={runs.length < 2 ? 'Pairing needs two or more runs.' : 'These runs share no task indices.'}
+          note={comparison.task_relation.same ? comparison.task_relation.reason : null}
+          empty={comparison.task_relation.reason}
         />
       </div>
     </div>

@@ -71,6 +71,8 @@ export const RunSchema = z.object({
   rollouts_file: z.string().nullable(),
   failures_file: z.string().nullable(),
   capture_dir: z.string().nullable(),
+  capture_dir_note: z.string().nullable().describe('why the run has, or has not, the capture dir beside it when another rollouts file claims the same dir'),
+  reward_profile_file: z.string().nullable().describe("gym eval profile's X_reward_profiling.jsonl beside the rollouts file, when present"),
   progress: z.object({
     state: z.enum(['pending', 'indexing', 'ready', 'error']),
     files_read: z.number(),
@@ -199,4 +201,4 @@ export const CallColumnsQuerySchema = z
   })
   .strict();
 export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
-export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, paired tasks');
+export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, and tasks paired by index when the runs are over the same tasks (task_relation: whether, on what basis, and why)');

@@ -45,7 +45,8 @@ async function looksLikeJsonl(file: string): Promise<boolean> {
 
 /**
  * The PATHs as `serve` passes them on (absolute, `ROLLOUTS.jsonl=CAPTURE_DIR` kept), after checking each holds runs.
- * `report` gets one line per skipped file. `capturing` (serve --upstream): a directory may hold no run yet.
+ * `report` gets one line per skipped file, and one per note on the pairing (a capture dir two rollouts files claim).
+ * `capturing` (serve --upstream): a directory may hold no run yet.
  */
 export async function checkServePaths(positionals: string[], report: (line: string) => void, options: { capturing?: boolean } = {}): Promise<string[]> {
   const paths: string[] = [];
@@ -60,8 +61,9 @@ export async function checkServePaths(positionals: string[], report: (line: stri
       if (spec.path.endsWith('_materialized_inputs.jsonl')) throw new UsageError(`${spec.path}: NeMo Gym's materialized inputs (the tasks sent to the agents), not rollouts`);
       if (!(await looksLikeJsonl(spec.path))) throw new UsageError(`${spec.path}: not a JSONL file of rollouts (no line of its first ${SNIFF_BYTES >> 20} MB is a JSON object)`);
     } else if (st.isDirectory()) {
-      const { runs, skipped } = await discoverRunsReport([spec]);
+      const { runs, skipped, notes } = await discoverRunsReport([spec]);
       for (const line of skippedLines(skipped)) report(line);
+      for (const note of notes) report(note);
       // With --upstream a directory without runs is where the captured calls go: a new run.
       if (runs.length === 0 && !options.capturing) {
         const why = skipped.length ? ` (${skipped.length} file${skipped.length === 1 ? '' : 's'} skipped, above)` : ' (no rollouts .jsonl file and no capture dir of .capture.jsonl files)';

@@ -1,5 +1,7 @@
 // Cross-run comparison: totals, per-model-server usage, per-rollout token distributions, latency and TTFT
-// percentiles, error categories, gaps, reward, and a per-task pairing where runs share task indices.
+// percentiles, error categories, gaps, reward, and a per-task pairing where the runs are over the same tasks.
+//
+// Tasks are paired only when the runs are over the same tasks (task-relation.ts).
 //
 // A run's figures are kept whole (in memory and in run_stats), so a compare over an unchanged 1M-call run, even
 // in a fresh process, reads one row. Under them, every figure but the totals is kept per batch of the run's
@@ -10,6 +12,9 @@
 import type Database from 'better-sqlite3';
 import { addTotalsParts, finishTotals, totalsParts, type RunTotals, type TotalsParts } from './queries';
 import { ByteReader, ByteWriter } from './batch-codec';
+import { taskRelation, type CompareRun, type TaskRelation } from './task-relation';
+
+export type { CompareRun, TaskRelation } from './task-relation';
 
 export const QUANTILES = [0.05, 0.25, 0.5, 0.75, 0.95] as const;
 const PERCENTILES = [0.5, 0.9, 0.99] as const;
@@ -52,8 +57,11 @@ export interface Comparison {
   quantiles: readonly number[];
   percentiles: readonly number[];
   runs: RunComparison[];
+  task_relation: TaskRelation;
+  /** Paired by task index; empty unless task_relation.same. */
   tasks: TaskPair[];
 }
+
 
 interface TaskMeans {
   t: number;
@@ -539,20 +547,27 @@ function mergeFigures(totals: RunTotals, batches: Batch[]): RunFigures {
   };
 }
 
-export function compareRuns(db: Database.Database, runs: { id: string; no: number }[], cache: CompareCache): Comparison {
+export function compareRuns(db: Database.Database, runs: CompareRun[], cache: CompareCache): Comparison {
   const figures = runs.map((run) => cache.figures(db, run.no));
+  const shared = sharedTasks(figures.map((f) => f.tasks));
+  const relation = taskRelation(db, runs, shared);
   return {
     quantiles: QUANTILES,
     percentiles: PERCENTILES,
     runs: runs.map((run, i) => ({ run: run.id, ...figures[i].comparison })),
-    tasks: pairTasks(figures.map((f) => f.tasks)),
+    task_relation: relation,
+    tasks: relation.same ? pairTasks(figures.map((f) => f.tasks), shared) : [],
   };
 }
 
-function pairTasks(runs: TaskMeans[][]): TaskPair[] {
+function sharedTasks(runs: TaskMeans[][]): number[] {
   if (runs.length < 2) return [];
+  const sets = runs.map((tasks) => new Set(tasks.map((r) => r.t)));
+  return runs[0].map((r) => r.t).filter((t) => sets.every((s) => s.has(t))).sort((a, b) => a - b);
+}
+
+function pairTasks(runs: TaskMeans[][], shared: number[]): TaskPair[] {
   const perRun = runs.map((tasks) => new Map(tasks.map((r) => [r.t, r])));
-  const shared = [...perRun[0].keys()].filter((t) => perRun.every((m) => m.has(t))).sort((a, b) => a - b);
   return shared.map((t) => {
     const rows = perRun.map((m) => m.get(t)!);
     const first = rows[0];

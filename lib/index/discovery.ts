@@ -1,12 +1,12 @@
-// Run discovery (architecture.md "Runs"): from the PATHs given to `serve`, find rollouts files (with their
-// `_failures` siblings) and capture dirs, pair each rollouts file with the capture dir that holds its
-// rollout ids, and give every run a stable URL-safe id: a slug of its path relative to the PATH it was
-// found under. Symlinks are not followed, so nothing outside a root is ever reached.
+// Run discovery (architecture.md "Runs"): from the PATHs given to `serve`, find rollouts files (with the files
+// NeMo Gym writes beside them, spec §8.1: `_failures`, `_materialized_inputs`, and `gym eval profile`'s
+// `_reward_profiling`) and capture dirs, pair each rollouts file with the capture dir that holds its rollout ids
+// (pairing.ts), and give every run a stable URL-safe id: a slug of its path relative to the PATH it was found
+// under. Symlinks are not followed, so nothing outside a root is ever reached.
 import { promises as fsp, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { rolloutIdOfLine } from '../capture/ids';
-import { isJsonObject, parsePython } from '../capture/json';
-import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists, readLines, stripAscii } from '../capture/store';
+import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists } from '../capture/store';
+import { pairCaptureDirs } from './pairing';
 
 export interface RunSource {
   id: string;
@@ -15,6 +15,12 @@ export interface RunSource {
   rolloutsFile: string | null;
   failuresFile: string | null;
   captureDir: string | null;
+  /** `X_reward_profiling.jsonl` beside `X.jsonl`: `gym eval profile`'s per-task figures (spec §5.6). */
+  rewardProfileFile?: string | null;
+  /** `X_materialized_inputs.jsonl` beside `X.jsonl`: the tasks dispatched (spec §8.1). */
+  inputsFile?: string | null;
+  /** Why this run has, or has not, the capture dir beside it when another rollouts file also claims it. */
+  captureDirNote?: string | null;
 }
 
 export interface PathSpec {
@@ -33,19 +39,43 @@ export function parsePathSpec(arg: string): PathSpec {
   return { path: arg };
 }
 
-/** A rollouts file: a `.jsonl` that is not a capture, token-capture, failures or materialized-inputs file. */
+export const REWARD_PROFILE_SUFFIX = '_reward_profiling.jsonl';
+const INPUTS_SUFFIX = '_materialized_inputs.jsonl';
+
+/**
+ * A rollouts file: a `.jsonl` that is not a capture, token-capture, failures, materialized-inputs or reward-profile
+ * file. (`X_aggregate_metrics.json` and `X_agent_metrics.json`, the other files NeMo Gym writes beside `X.jsonl`, are
+ * not `.jsonl`.)
+ */
 export function isRolloutsFileName(name: string): boolean {
   return (
     name.endsWith('.jsonl') &&
     !name.endsWith(CAPTURE_SUFFIX) &&
     !name.endsWith('.tokens.jsonl') &&
     !name.endsWith('_failures.jsonl') &&
-    !name.endsWith('_materialized_inputs.jsonl')
+    !name.endsWith(INPUTS_SUFFIX) &&
+    !name.endsWith(REWARD_PROFILE_SUFFIX)
   );
 }
 
 export function failuresSibling(rolloutsFile: string): string {
   return rolloutsFile.replace(/\.jsonl$/, '_failures.jsonl');
+}
+
+/** `gym eval profile --rollouts X.jsonl` writes `X_reward_profiling.jsonl` (reward_profile.py, write_to_disk). */
+export function rewardProfileSibling(rolloutsFile: string): string {
+  return rolloutsFile.replace(/\.jsonl$/, REWARD_PROFILE_SUFFIX);
+}
+
+/** `gym eval run --output X.jsonl` writes `X_materialized_inputs.jsonl` (rollout_collection.py). */
+export function inputsSibling(rolloutsFile: string): string {
+  return rolloutsFile.replace(/\.jsonl$/, INPUTS_SUFFIX);
+}
+
+/** The files NeMo Gym writes beside a rollouts file that belong to its run, those present. */
+async function siblingsOf(file: string): Promise<Pick<RunSource, 'failuresFile' | 'rewardProfileFile' | 'inputsFile'>> {
+  const present = async (p: string) => ((await exists(p)) ? p : null);
+  return { failuresFile: await present(failuresSibling(file)), rewardProfileFile: await present(rewardProfileSibling(file)), inputsFile: await present(inputsSibling(file)) };
 }
 
 export function isCaptureFileName(name: string): boolean {
@@ -88,9 +118,14 @@ export interface SkippedFile {
 }
 
 /** Why a `.jsonl` file that is not a rollouts file is left out, or null for a capture or failures file (part of a run). */
-function skipReason(name: string): string | null {
-  if (name.endsWith('_materialized_inputs.jsonl')) return "NeMo Gym's materialized inputs (the tasks sent to the agents), not rollouts";
+function skipReason(name: string, names: Set<string>): string | null {
+  if (name.endsWith(INPUTS_SUFFIX)) return "NeMo Gym's materialized inputs (the tasks sent to the agents), not rollouts";
   if (name.endsWith('.tokens.jsonl')) return 'a training token-id capture file, not model calls';
+  if (name.endsWith(REWARD_PROFILE_SUFFIX)) {
+    const rollouts = name.slice(0, -REWARD_PROFILE_SUFFIX.length) + '.jsonl';
+    // Beside its rollouts file it is that run's task profile, not skipped.
+    return names.has(rollouts) ? null : `NeMo Gym's reward profile (gym eval profile's per-task figures), not rollouts; its rollouts file ${rollouts} is not here`;
+  }
   return null;
 }
 
@@ -102,9 +137,10 @@ async function walk(dir: string, depth: number, found: Found): Promise<void> {
     return;
   }
   if (entries.some((e) => e.isFile() && isCaptureFileName(e.name))) found.captureDirs.push(dir);
+  const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (e.isFile() && isRolloutsFileName(e.name)) found.rolloutsFiles.push(path.join(dir, e.name));
-    else if (e.isFile() && skipReason(e.name)) found.skipped.push({ path: path.join(dir, e.name), reason: skipReason(e.name)! });
+    else if (e.isFile() && skipReason(e.name, names)) found.skipped.push({ path: path.join(dir, e.name), reason: skipReason(e.name, names)! });
     else if (e.isFile() && e.name.endsWith('_failures.jsonl') && !entries.some((f) => f.isFile() && path.join(dir, f.name) !== path.join(dir, e.name) && failuresSibling(f.name) === e.name)) {
       found.skipped.push({ path: path.join(dir, e.name), reason: `a failures file without its rollouts file ${e.name.replace(/_failures\.jsonl$/, '.jsonl')}` });
     }
@@ -112,51 +148,6 @@ async function walk(dir: string, depth: number, found: Found): Promise<void> {
       await walk(path.join(dir, e.name), depth + 1, found);
     }
   }
-}
-
-/** Up to `limit` rollout ids from the first lines of a rollouts file. */
-async function sampleRolloutIds(file: string, limit = 16): Promise<string[]> {
-  const ids: string[] = [];
-  const handle = await fsp.open(file, 'r').catch(() => null);
-  if (!handle) return ids;
-  try {
-    for await (const line of readLines(handle)) {
-      if (ids.length >= limit || line.lineNumber > limit * 4) break;
-      if (stripAscii(line.bytes).length === 0) continue;
-      try {
-        const row = parsePython(line.bytes);
-        const id = isJsonObject(row) ? rolloutIdOfLine(row) : null;
-        if (id && /^[A-Za-z0-9._-]+$/.test(id)) ids.push(id);
-      } catch {
-        // a line that does not parse says nothing about pairing
-      }
-    }
-  } finally {
-    await handle.close();
-  }
-  return ids;
-}
-
-/** The capture dir that holds the most of the file's rollout ids, preferring the closest one on ties. */
-async function pairCaptureDir(file: string, candidates: string[]): Promise<string | null> {
-  const near = candidates.filter((d) => path.dirname(d) === path.dirname(file) || d === path.dirname(file));
-  if (near.length === 0) return null;
-  const ids = await sampleRolloutIds(file);
-  let best: string | null = null;
-  let bestHits = 0;
-  for (const dir of near) {
-    let hits = 0;
-    for (const id of ids) {
-      if ((await exists(path.join(dir, id + CAPTURE_SUFFIX))) || (await exists(path.join(dir, id + INCOMPLETE_SUFFIX)))) hits++;
-    }
-    if (hits > bestHits) {
-      best = dir;
-      bestHits = hits;
-    }
-  }
-  if (best) return best;
-  // Nothing captured yet (a run just starting): a lone capture dir beside the file is its own.
-  return near.length === 1 ? near[0] : null;
 }
 
 function uniqueId(id: string, taken: Set<string>): string {
@@ -170,10 +161,14 @@ export async function discoverRuns(specs: PathSpec[]): Promise<RunSource[]> {
   return (await discoverRunsReport(specs)).runs;
 }
 
-/** The runs under the PATHs, and the `.jsonl` files found there that are not served, with the reason. */
-export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: RunSource[]; skipped: SkippedFile[] }> {
+/**
+ * The runs under the PATHs, the `.jsonl` files found there that are not served, with the reason, and notes on the
+ * pairing (a capture dir that two rollouts files claim).
+ */
+export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: RunSource[]; skipped: SkippedFile[]; notes: string[] }> {
   const runs: RunSource[] = [];
   const skipped: SkippedFile[] = [];
+  const notes: string[] = [];
   const taken = new Set<string>();
   for (const spec of specs) {
     const target = path.resolve(spec.path);
@@ -181,13 +176,12 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
     if (!st) continue;
     if (st.isFile()) {
       const root = path.dirname(target);
-      const failures = failuresSibling(target);
       const captureDir = spec.captureDir ? path.resolve(spec.captureDir) : null;
       runs.push({
         id: uniqueId(runIdFor(root, target, true), taken),
         root: captureDir ? commonRoot(root, captureDir) : root,
         rolloutsFile: target,
-        failuresFile: (await exists(failures)) ? failures : null,
+        ...(await siblingsOf(target)),
         captureDir,
       });
       continue;
@@ -195,25 +189,20 @@ export async function discoverRunsReport(specs: PathSpec[]): Promise<{ runs: Run
     if (!st.isDirectory()) continue;
     const found: Found = { rolloutsFiles: [], captureDirs: [], skipped };
     await walk(target, 0, found);
-    const paired = new Set<string>();
+    const ids = new Map(found.rolloutsFiles.map((file) => [file, uniqueId(runIdFor(target, file, true), taken)]));
+    const pairing = await pairCaptureDirs(target, found.rolloutsFiles, found.captureDirs, ids);
+    notes.push(...pairing.notes);
     for (const file of found.rolloutsFiles) {
-      const captureDir = await pairCaptureDir(file, found.captureDirs.filter((d) => !paired.has(d)));
-      if (captureDir) paired.add(captureDir);
-      const failures = failuresSibling(file);
-      runs.push({
-        id: uniqueId(runIdFor(target, file, true), taken),
-        root: target,
-        rolloutsFile: file,
-        failuresFile: (await exists(failures)) ? failures : null,
-        captureDir,
-      });
+      const { captureDir, note } = pairing.of.get(file)!;
+      runs.push({ id: ids.get(file)!, root: target, rolloutsFile: file, ...(await siblingsOf(file)), captureDir, captureDirNote: note });
     }
+    const paired = new Set([...pairing.of.values()].map((p) => p.captureDir).filter((d): d is string => d !== null));
     for (const dir of found.captureDirs) {
       if (paired.has(dir)) continue;
       runs.push({ id: uniqueId(runIdFor(target, dir, false), taken), root: target, rolloutsFile: null, failuresFile: null, captureDir: dir });
     }
   }
-  return { runs, skipped };
+  return { runs, skipped, notes };
 }
 
 function commonRoot(a: string, b: string): string {

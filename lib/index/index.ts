@@ -39,6 +39,10 @@ export interface RunInfo {
   rollouts_file: string | null;
   failures_file: string | null;
   capture_dir: string | null;
+  /** Why the run has, or has not, the capture dir beside it when another rollouts file claims it too (discovery). */
+  capture_dir_note: string | null;
+  /** `gym eval profile`'s `X_reward_profiling.jsonl` beside the rollouts file, when present. */
+  reward_profile_file: string | null;
   progress: RunProgress;
   totals: RunTotals;
 }
@@ -271,6 +275,8 @@ export class CallscopeIndex extends EventEmitter {
       rollouts_file: r.rolloutsFile,
       failures_file: r.failuresFile,
       capture_dir: r.captureDir,
+      capture_dir_note: r.captureDirNote ?? null,
+      reward_profile_file: r.rewardProfileFile ?? null,
       progress: { ...this.progress.get(r.id)! },
       totals: this.totals(r.no, r.id),
     }));
@@ -437,7 +443,7 @@ export class CallscopeIndex extends EventEmitter {
   compare(runIds: string[]): Comparison | null {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;
-    return compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no })), this.compareCache);
+    return compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no, inputsFile: r!.inputsFile ?? null })), this.compareCache);
   }
 
   private async rolloutLine(pk: number): Promise<JsonObject | null> {

@@ -3,8 +3,10 @@ import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { RolloutsView } from '@/components/rollouts/rollouts-view';
 import { RunHeader } from '@/components/rollouts/run-header';
+import { TaskProfileCard } from '@/components/runs/task-profile';
 import { presentRollout } from '@/lib/api/present';
 import { RunIdSchema } from '@/lib/api/schemas';
+import { readTaskProfile } from '@/lib/rollouts/reward-profile';
 import { getInstance } from '@/lib/server/instance';
 import { parseRolloutView } from '@/lib/view/table';
 
@@ -28,9 +30,15 @@ export default async function RunPage({ params, searchParams }: Props) {
   const { view, ignored } = parseRolloutView(await searchParams);
   const page = index.listRollouts(run.id, { ...view, limit: FIRST_PAGE });
   if (!page) notFound();
+  const profile = run.reward_profile_file ? await readTaskProfile(run.reward_profile_file) : null;
   return (
     <>
       <RunHeader run={run} />
+      {run.capture_dir_note ? (
+        <p role="note" aria-label="Capture dir" className="mb-3 rounded-md border border-line bg-panel px-3 py-2 text-sm">
+          {run.capture_dir_note}
+        </p>
+      ) : null}
       {ignored.length ? (
         <p role="alert" className="mb-3 rounded-md border border-warn/40 bg-warn/10 px-3 py-2 text-sm text-warn">
           Ignored invalid query parameters: {ignored.join(', ')}
@@ -39,6 +47,7 @@ export default async function RunPage({ params, searchParams }: Props) {
       <Suspense fallback={<p className="text-sm text-muted">Loading rollouts…</p>}>
         <RolloutsView run={run.id} modelServers={run.totals.model_servers} unreadableLines={run.totals.line_problems} view={view} initial={{ ...page, rollouts: page.rollouts.map(presentRollout) }} />
       </Suspense>
+      {profile ? <TaskProfileCard profile={profile} /> : null}
     </>
   );
 }

@@ -208,7 +208,7 @@ describe('every page renders cleanly', () => {
       [`${callPath('workplace-assistant', r.key, call)}?tab=conversation`, (page) => callReady(page, call, 'conversation')],
       ['/compare?runs=math-with-judge,swe-claude-code,workplace-assistant', async (page) => {
         await heading(page, 'Compare 3 runs');
-        await page.getByRole('navigation', { name: 'sort tasks' }).waitFor();
+        await page.getByRole('region', { name: 'Paired by task' }).getByText(/^Unrelated tasks: /).waitFor();
       }],
     ];
     for (const [p, ready] of pages) {

@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkServePaths } from '../../../lib/cli/serve-inputs';
 import { discoverRunsReport } from '../../../lib/index/discovery';
 import { ROOT } from '../../support/server';
 
@@ -88,6 +89,22 @@ describe('serve refuses what it cannot serve', () => {
     const { runs, skipped } = await discoverRunsReport([{ path: dir }]);
     expect(runs.map((r) => [path.basename(r.rolloutsFile!), r.captureDir && path.basename(r.captureDir)])).toEqual([['x_rollouts.jsonl', 'model-calls']]);
     expect(skipped.map((s) => path.relative(dir, s.path)).sort()).toEqual(['model-calls/0-0.tokens.jsonl', 'x_materialized_inputs.jsonl']);
+  });
+
+  it('a capture dir two rollouts files claim: serve says which run got it and that the other is served without it', async () => {
+    const dir = path.join(tmp, 'shared');
+    mkdirSync(path.join(dir, 'model-calls'), { recursive: true });
+    writeFileSync(path.join(dir, 'x_rollouts.jsonl'), ROLLOUT);
+    writeFileSync(path.join(dir, 'x_rollouts_resume.jsonl'), ROLLOUT.replace('"_ng_rollout_index":0', '"_ng_rollout_index":0,"_ng_attempt_index":1'));
+    writeFileSync(path.join(dir, 'x_rollouts_reward_profiling.jsonl'), '{"_ng_task_index":0,"mean/reward":1.0,"num_rollouts":1}\n');
+    writeFileSync(path.join(dir, 'model-calls', '0-0.capture.jsonl'), '');
+    writeFileSync(path.join(dir, 'model-calls', '0-0-a1.capture.jsonl'), '');
+    const lines: string[] = [];
+    await checkServePaths([dir], (l) => lines.push(l));
+    // Equal claims (1 of 1 each): the first by name gets the dir; the reward profile is x_rollouts' and not named.
+    expect(lines).toEqual([
+      `capture dir ${path.join(dir, 'model-calls')}: paired with ${path.join(dir, 'x_rollouts.jsonl')} (1 of 1 sampled rollout ids), not with ${path.join(dir, 'x_rollouts_resume.jsonl')} (1 of 1 sampled rollout ids); a capture dir belongs to one run, so x_rollouts_resume.jsonl is served without it`,
+    ]);
   });
 });
 

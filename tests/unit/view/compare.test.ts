@@ -19,7 +19,7 @@ function makeRun(run: string, over: Partial<RunComparison['totals']> = {}): RunC
   };
 }
 
-const comparison = (runs: RunComparison[], tasks: Comparison['tasks'] = []): Comparison => ({ quantiles: [0.05, 0.25, 0.5, 0.75, 0.95], percentiles: [0.5, 0.9, 0.99], runs, tasks });
+const comparison = (runs: RunComparison[], tasks: Comparison['tasks'] = []): Comparison => ({ quantiles: [0.05, 0.25, 0.5, 0.75, 0.95], percentiles: [0.5, 0.9, 0.99], runs, task_relation: { same: tasks.length > 0, basis: null, reason: '' }, tasks });
 
 describe('totals side by side', () => {
   it("the rollout lines' response.usage sums are rows of their own, only when a run has them", () => {
