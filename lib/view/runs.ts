@@ -78,13 +78,13 @@ export function matchesRun(r: RunInfo, view: Pick<RunsView, 'q' | 'agent'>): boo
   return words.every((w) => hay.includes(w));
 }
 
-/** The runs the view keeps, sorted by its column (ties by run id, ascending). */
+/** The runs the view keeps, sorted by its column (ties by run id, ascending, numbers in names by value). */
 export function selectRuns(runs: RunInfo[], view: RunsView): RunInfo[] {
   const dir = view.order === 'asc' ? 1 : -1;
   return runs
     .filter((r) => matchesRun(r, view))
     .map((r) => ({ r, v: runSortValue(r, view.sort) }))
-    .sort((a, b) => dir * compareValues(a.v, b.v) || a.r.id.localeCompare(b.r.id))
+    .sort((a, b) => dir * compareValues(a.v, b.v) || compareValues(a.r.id, b.r.id))
     .map(({ r }) => r);
 }
 
