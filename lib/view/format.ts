@@ -94,11 +94,12 @@ export function formatZone(date: Date, zone: 'local' | 'utc' = 'local'): string 
 
 /**
  * A time as `pattern` (formatClock's tokens), with the year in front when the pattern has none and the time is
- * not in `now`'s year, so that a date of another year never reads as this year's.
+ * not in `now`'s year, so that a date of another year never reads as this year's. `now` null: as the pattern
+ * says (a server render and its hydration, whose clocks may be in different years, must write the same text).
  */
-export function formatWhen(date: Date, pattern: string, zone: 'local' | 'utc' = 'local', now = new Date()): string {
+export function formatWhen(date: Date, pattern: string, zone: 'local' | 'utc' = 'local', now: Date | null = new Date()): string {
   const year = (d: Date) => (zone === 'utc' ? d.getUTCFullYear() : d.getFullYear());
-  const shown = !pattern.includes('yyyy') && year(date) !== year(now) ? `yyyy-${pattern}` : pattern;
+  const shown = now !== null && !pattern.includes('yyyy') && year(date) !== year(now) ? `yyyy-${pattern}` : pattern;
   return formatClock(date, shown, zone);
 }
 

@@ -105,7 +105,8 @@ describe('the runs page at 150+ NeMo Gym runs', () => {
         expect(r.cells.Calls, r.id).toBe(`${totals.calls.toLocaleString('en-US')} (+${totals.uncaptured.toLocaleString('en-US')} unknown)`);
       }
     }
-    expect(rows.filter((r) => r.id.startsWith('tau2-')).every((r) => r.cells.Calls === 'unknown')).toBe(true);
+    // Most of the NeMo Gym copies have no capture evidence at all.
+    expect(rows.filter((r) => r.cells.Calls === 'unknown').length).toBeGreaterThanOrEqual(SEEDS);
   }, 120_000);
 
   it('search by name and by agent, and the agent filter, narrow the list to the right runs; sorting orders the rows; both survive a reload', async () => {
@@ -181,7 +182,7 @@ describe('dates', () => {
       await viewer.goto('/runs/workplace-assistant');
       const row = viewer.page.getByRole('row').filter({ has: viewer.page.getByRole('link', { name: first.rollout_id!, exact: true }) }).first();
       await row.locator('time').filter({ hasText: text }).waitFor();
-      expect(await row.locator('time').first().getAttribute('title')).toMatch(/^2026-\d\d-\d\dT[\d:]+Z \(UTC\)$/);
+      expect(await row.locator('time').first().getAttribute('title')).toMatch(/^2026-\d\d-\d\dT[\d:.]+Z \(UTC\)$/);
       await settle(viewer.page);
       expect(problems(viewer)).toEqual(CLEAN);
     } finally {

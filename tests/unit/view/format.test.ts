@@ -43,6 +43,7 @@ describe('formatWhen and formatZone', () => {
     expect(formatWhen(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 'MM-dd HH:mm:ss', 'utc', now)).toBe('01-02 03:04:05');
     expect(formatWhen(new Date(Date.UTC(2025, 11, 31, 23, 59, 59)), 'MM-dd HH:mm:ss', 'utc', now)).toBe('2025-12-31 23:59:59');
     expect(formatWhen(new Date(Date.UTC(2026, 0, 2)), 'yyyy-MM-dd', 'utc', now)).toBe('2026-01-02');
+    expect(formatWhen(new Date(Date.UTC(2025, 11, 31, 23, 59, 59)), 'MM-dd HH:mm:ss', 'utc', null)).toBe('12-31 23:59:59');
     const local = new Date(2024, 1, 3, 4, 5, 6);
     expect(formatWhen(local, 'MM-dd HH:mm', 'local', new Date(2026, 0, 1))).toBe('2024-02-03 04:05');
   });
