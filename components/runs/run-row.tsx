@@ -53,7 +53,7 @@ export function RunRow({ run, shared, selected, onSelect, live }: { run: RunInfo
       <td className="px-2 py-1.5">
         <Checkbox checked={selected} onChange={(e) => onSelect(e.target.checked)} aria-label={`select ${run.id} to compare`} />
       </td>
-      <td className="min-w-56 px-2 py-1.5">
+      <td className="min-w-64 px-2 py-1.5">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
           <Link href={`/runs/${encodeURIComponent(run.id)}`} title={source} className="font-medium [overflow-wrap:anywhere] text-accent hover:underline">
             {shared.id_prefix ? <span className="font-normal opacity-60">{shared.id_prefix}</span> : null}
@@ -61,6 +61,7 @@ export function RunRow({ run, shared, selected, onSelect, live }: { run: RunInfo
           </Link>
           {live ? <Badge tone="good" title="This run received changes in the last seconds">live</Badge> : null}
           {!run.capture_dir && !shared.rollouts_only ? <Badge title="No capture dir: calls come from the rollout lines' attachments">rollouts only</Badge> : null}
+          {run.capture_dir && shared.rollouts_only ? <Badge tone="accent" title={`Capture dir: ${run.capture_dir}`}>captured</Badge> : null}
           {!run.rollouts_file && !shared.capture_only ? <Badge title="No rollouts file: no rewards or task indices">capture only</Badge> : null}
         </div>
         {run.progress.state !== 'ready' ? <RunProgress progress={run.progress} /> : null}

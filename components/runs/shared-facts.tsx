@@ -1,19 +1,18 @@
 import { Badge } from '@/components/ui/badge';
 import type { SharedFacts } from '@/lib/view/runs';
 
-/** What every run has in common, said once instead of as the same chip on each row. */
+/** What every run (or most) has in common, said once instead of as the same chip on each row. */
 export function SharedFactsLine({ facts, runs }: { facts: SharedFacts; runs: number }) {
   const items: [string, string[]][] = [];
   if (facts.agents?.length) items.push([facts.agents.length === 1 ? 'agent' : 'agents', facts.agents]);
   if (facts.model_servers?.length) items.push([facts.model_servers.length === 1 ? 'model server' : 'model servers', facts.model_servers]);
-  const flags = [
-    facts.rollouts_only ? ['rollouts only', "No capture dir: calls come from the rollout lines' attachments"] : null,
-    facts.capture_only ? ['capture only', 'No rollouts file: no rewards or task indices'] : null,
-  ].filter((f): f is string[] => f !== null);
-  if (!items.length && !flags.length) return null;
+  const flags = [facts.capture_only ? ['capture only', 'No rollouts file: no rewards or task indices'] : null].filter((f): f is string[] => f !== null);
+  const most = facts.rollouts_only > 0 && facts.rollouts_only < runs;
+  if (facts.rollouts_only === runs) flags.unshift(['rollouts only', "No capture dir: calls come from the rollout lines' attachments"]);
+  if (!items.length && !flags.length && !most) return null;
   return (
-    <p aria-label="shared by every run" className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-muted">
-      <span>All {runs} runs:</span>
+    <p aria-label="shared by the runs" className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-muted">
+      {items.length || flags.length ? <span>All {runs} runs:</span> : null}
       {flags.map(([label, title]) => (
         <Badge key={label} title={title}>{label}</Badge>
       ))}
@@ -25,6 +24,12 @@ export function SharedFactsLine({ facts, runs }: { facts: SharedFacts; runs: num
           ))}
         </span>
       ))}
+      {most ? (
+        <span>
+          {facts.rollouts_only} of {runs} runs are <Badge title="No capture dir: calls come from the rollout lines' attachments">rollouts only</Badge>; the
+          others are marked <Badge tone="accent">captured</Badge>
+        </span>
+      ) : null}
     </p>
   );
 }

@@ -99,8 +99,12 @@ export interface SharedFacts {
   /** The model servers every run has, when they are the same list for all (empty: none recorded); null when they differ. */
   model_servers: string[] | null;
   agents: string[] | null;
-  /** Every run lacks a capture dir / a rollouts file. */
-  rollouts_only: boolean;
+  /**
+   * How many runs lack a capture dir, when that is most of them (then said once above the table, and the others
+   * marked as captured instead); 0 when it is not.
+   */
+  rollouts_only: number;
+  /** Every run lacks a rollouts file. */
   capture_only: boolean;
   /** The start of every run id up to a `-`, `_` or `.` (drawn muted), or ''. */
   id_prefix: string;
@@ -111,13 +115,14 @@ const sameList = (lists: string[][]): string[] | null => {
   return first !== undefined && lists.every((l) => l.join('\n') === first) ? lists[0] : null;
 };
 
-/** What all the runs have in common: said once above the table, not as the same chip on every row. */
+/** What all the runs (or most) have in common: said once above the table, not as the same chip on every row. */
 export function sharedFacts(runs: RunInfo[]): SharedFacts {
   const several = runs.length > 1;
+  const uncapturedRuns = runs.filter((r) => !r.capture_dir).length;
   return {
     model_servers: several ? sameList(runs.map((r) => r.totals.model_servers)) : null,
     agents: several ? sameList(runs.map((r) => r.totals.agents)) : null,
-    rollouts_only: several && runs.every((r) => !r.capture_dir),
+    rollouts_only: several && uncapturedRuns * 2 > runs.length ? uncapturedRuns : 0,
     capture_only: several && runs.every((r) => !r.rollouts_file),
     id_prefix: several ? commonIdPrefix(runs.map((r) => r.id)) : '',
   };

@@ -17,6 +17,7 @@ const LRS = ['1e-6', '3e-6', '1e-5'];
 
 interface Run {
   id: string;
+  capture_dir: string | null;
   totals: { rollouts: number; calls: number; uncaptured: number; mean_reward: number | null; agents: string[] };
 }
 
@@ -84,6 +85,12 @@ describe('the runs page at 150+ NeMo Gym runs', () => {
     expect(rows.map((r) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());
     for (const r of rows) expect(r.name).toBe(r.id); // the whole id, not cut
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
+
+    // The NeMo Gym copies have no capture dir: said once above the table, not as a chip on 156 rows.
+    const rolloutsOnly = runs.filter((r) => !r.capture_dir).length;
+    expect(await t.page.getByLabel('shared by the runs').textContent()).toContain(`${rolloutsOnly} of ${runs.length} runs are rollouts only`);
+    expect(await t.page.locator('tbody').getByText('rollouts only', { exact: true }).count()).toBe(0);
+    expect(await t.page.locator('tbody').getByText('captured', { exact: true }).count()).toBe(runs.length - rolloutsOnly);
 
     // Rewards: three decimals in every row (an integer mean too), unknown as a dash.
     const byId = new Map(runs.map((r) => [r.id, r]));

@@ -66,10 +66,12 @@ describe('selectRuns', () => {
 describe('sharedFacts', () => {
   it('says once what every run has, and nothing when they differ or there is one run', () => {
     const same = [run('x-a', { model_servers: ['policy_model'] }), run('x-b', { model_servers: ['policy_model'] })];
-    expect(sharedFacts(same)).toEqual({ model_servers: ['policy_model'], agents: [], rollouts_only: true, capture_only: false, id_prefix: 'x-' });
+    expect(sharedFacts(same)).toEqual({ model_servers: ['policy_model'], agents: [], rollouts_only: 2, capture_only: false, id_prefix: 'x-' });
     const mixed = [...same, run('y', { model_servers: ['judge', 'policy_model'], agents: ['a'] }, { capture_dir: '/c' })];
-    expect(sharedFacts(mixed)).toEqual({ model_servers: null, agents: null, rollouts_only: false, capture_only: false, id_prefix: '' });
-    expect(sharedFacts([run('only')])).toEqual({ model_servers: null, agents: null, rollouts_only: false, capture_only: false, id_prefix: '' });
+    expect(sharedFacts(mixed)).toEqual({ model_servers: null, agents: null, rollouts_only: 2, capture_only: false, id_prefix: '' });
+    const captured = [run('c-1', {}, { capture_dir: '/c1' }), run('c-2', {}, { capture_dir: '/c2' }), run('r-1')];
+    expect(sharedFacts(captured).rollouts_only).toBe(0); // a minority keeps its chip on its rows
+    expect(sharedFacts([run('only')])).toEqual({ model_servers: null, agents: null, rollouts_only: 0, capture_only: false, id_prefix: '' });
   });
 
   it('lists the agents with their run counts', () => {
