@@ -43,7 +43,7 @@ function Chips({ names }: { names: string[] }) {
   );
 }
 
-/** One run: its full name, its totals, indexing progress while not ready, and whether changes are arriving. */
+/** One run: its full name (breaking after a separator when it must), its totals, indexing progress while not ready, and whether changes are arriving. */
 export function RunRow({ run, shared, selected, onSelect, live }: { run: RunInfo; shared: SharedFacts; selected: boolean; onSelect: (checked: boolean) => void; live: boolean }) {
   const t = run.totals;
   const source = [run.rollouts_file, run.failures_file, run.capture_dir].filter(Boolean).join('\n');
@@ -57,7 +57,12 @@ export function RunRow({ run, shared, selected, onSelect, live }: { run: RunInfo
         <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
           <Link href={`/runs/${encodeURIComponent(run.id)}`} title={source} className="font-medium [overflow-wrap:anywhere] text-accent hover:underline">
             {shared.id_prefix ? <span className="font-normal opacity-60">{shared.id_prefix}</span> : null}
-            {rest}
+            {rest.split(/(?<=[-_.])/).map((part, i) => (
+              <span key={i}>
+                {i > 0 ? <wbr /> : null}
+                {part}
+              </span>
+            ))}
           </Link>
           {live ? <Badge tone="good" title="This run received changes in the last seconds">live</Badge> : null}
           {!run.capture_dir && !shared.rollouts_only ? <Badge title="No capture dir: calls come from the rollout lines' attachments">rollouts only</Badge> : null}
