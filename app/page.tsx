@@ -10,10 +10,7 @@ export default async function RunsPage() {
   const runs = index.listRuns();
   return (
     <>
-      <div className="mb-4 flex items-baseline gap-3">
-        <h1 className="text-xl font-semibold">Runs</h1>
-        <span className="text-sm text-muted">{runs.length === 1 ? '1 run' : `${runs.length} runs`}</span>
-      </div>
+      <h1 className="mb-4 text-xl font-semibold">Runs</h1>
       {runs.length === 0 ? (
         <EmptyState title="No runs found in the served paths">
           <p>

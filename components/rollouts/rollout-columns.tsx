@@ -69,7 +69,7 @@ export function rolloutColumns(run: string): Column[] {
     {
       id: 'started_at',
       header: 'Started',
-      meta: { sortKey: 'started_at', width: 112, align: 'left', title: 'First call started (your time zone; UTC on hover)' },
+      meta: { sortKey: 'started_at', width: 176, align: 'left', title: 'First call started (your time zone; UTC on hover)' },
       cell: ({ row }) => <LocalTime seconds={row.original.started_at} pattern="MM-dd HH:mm:ss" />,
     },
     { id: 'reward', header: 'Reward', meta: { sortKey: 'reward', width: 60, align: 'right' }, cell: ({ row }) => muted(formatReward(row.original.reward), row.original.reward !== null) },

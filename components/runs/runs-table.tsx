@@ -8,28 +8,23 @@ import { buttonClass } from '@/components/ui/button';
 import { Checkbox } from '@/components/ui/checkbox';
 import { cn } from '@/components/ui/cn';
 import type { RunInfo } from '@/lib/index/index';
+import { agentOptions, nextRunSort, RUN_COLUMNS, selectRuns, sharedFacts } from '@/lib/view/runs';
 import { usageShown } from '@/lib/view/table';
 import { RunRow } from './run-row';
+import { RunsFilters } from './runs-filters';
+import { RunsSortHeader } from './runs-sort-header';
+import { SharedFactsLine } from './shared-facts';
+import { useRunsView } from './use-runs-view';
 
-const HEADERS: [string, string?][] = [
-  ['Run'],
-  ['Rollouts', 'Rollouts, including failed attempts from the failures file'],
-  ['Calls'],
-  ['Tokens in'],
-  ['Tokens out'],
-  ['Reasoning', 'Reasoning tokens'],
-  ['Cached', 'Cached input tokens'],
-  ['Total tokens'],
-  ['Errors', 'Calls with an error category'],
-  ['Gaps', 'Gaps (missing evidence) over all rollouts'],
-  ['Mean reward'],
-  ['Model servers'],
-];
-
-/** The runs with their totals; select two or more to compare. Refreshes while runs change or index. */
+/** The runs with their totals, searched, filtered and sorted from the URL; select two or more to compare. Refreshes while runs change or index. */
 export function RunsTable({ runs }: { runs: RunInfo[] }) {
+  const [view, setView] = useRunsView();
   const [picked, setPicked] = useState<ReadonlySet<string>>(() => new Set());
   const { status, activeRuns } = useLiveRefresh(null, { poll: runs.some((r) => r.progress.state !== 'ready') });
+  const shown = useMemo(() => selectRuns(runs, view), [runs, view]);
+  const shared = useMemo(() => sharedFacts(runs), [runs]);
+  const agents = useMemo(() => agentOptions(runs), [runs]);
+  const columns = RUN_COLUMNS.filter((c) => !c.list || shared[c.key as 'agents' | 'model_servers'] === null);
   const selected = useMemo(() => runs.map((r) => r.id).filter((id) => picked.has(id)), [runs, picked]);
   const toggle = (id: string, on: boolean) =>
     setPicked((prev) => {
@@ -38,13 +33,23 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
       else next.delete(id);
       return next;
     });
-  const all = selected.length === runs.length && runs.length > 0;
+  const all = shown.length > 0 && shown.every((r) => picked.has(r.id));
+  const selectShown = (on: boolean) =>
+    setPicked((prev) => {
+      const next = new Set(prev);
+      for (const r of shown) if (on) next.add(r.id); else next.delete(r.id);
+      return next;
+    });
   const compareHref = `/compare?runs=${selected.map(encodeURIComponent).join(',')}`;
 
   return (
     <div className="space-y-3">
-      <div className="flex flex-wrap items-center gap-3">
-        <span className="text-sm text-muted">{selected.length ? `${selected.length} selected` : 'Select two or more runs to compare them'}</span>
+      <div className="flex flex-wrap items-end gap-3">
+        <RunsFilters view={view} agents={agents} onChange={setView} />
+        <span role="status" aria-label="runs shown" className="pb-1.5 text-sm text-muted">
+          {shown.length === runs.length ? (runs.length === 1 ? '1 run' : `${runs.length} runs`) : `${shown.length} of ${runs.length} runs`}
+        </span>
+        <span className="ml-auto pb-1.5 text-sm text-muted">{selected.length ? `${selected.length} selected` : 'Select two or more runs to compare them'}</span>
         {selected.length >= 2 ? (
           <Link href={compareHref} className={buttonClass('primary')}>
             Compare {selected.length} runs
@@ -54,26 +59,35 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
             Compare
           </span>
         )}
-        <LiveIndicator status={status} receiving={activeRuns.size > 0} className="ml-auto" />
+        <LiveIndicator status={status} receiving={activeRuns.size > 0} className="pb-1.5" />
       </div>
+      <SharedFactsLine facts={shared} runs={runs.length} />
       <div className="overflow-x-auto rounded-lg border border-line">
         <table className="w-full text-sm">
           <thead className="bg-panel text-xs text-muted">
             <tr>
-              <th className="w-8 px-3 py-2 text-left">
-                <Checkbox checked={all} onChange={(e) => setPicked(e.target.checked ? new Set(runs.map((r) => r.id)) : new Set())} aria-label="select all runs" />
+              <th className="w-8 px-2 py-2 text-left">
+                <Checkbox checked={all} onChange={(e) => selectShown(e.target.checked)} aria-label="select all shown runs" />
               </th>
-              {HEADERS.map(([label, title], i) => (
-                <th key={label} title={title} scope="col" className={cn('px-3 py-2 font-medium whitespace-nowrap', i === 0 || i === HEADERS.length - 1 ? 'text-left' : 'text-right')}>
-                  {label}
-                </th>
+              {columns.map((c) => (
+                <RunsSortHeader key={c.key} column={c} view={view} onSort={(key) => setView(nextRunSort(view, key))} align={c.key === 'run' || c.list ? 'left' : 'right'} />
               ))}
             </tr>
           </thead>
           <tbody>
-            {runs.map((run) => (
-              <RunRow key={run.id} run={run} selected={picked.has(run.id)} onSelect={(on) => toggle(run.id, on)} live={activeRuns.has(run.id)} />
+            {shown.map((run) => (
+              <RunRow key={run.id} run={run} shared={shared} selected={picked.has(run.id)} onSelect={(on) => toggle(run.id, on)} live={activeRuns.has(run.id)} />
             ))}
+            {shown.length === 0 ? (
+              <tr>
+                <td colSpan={columns.length + 1} className="px-3 py-6 text-center text-sm text-muted">
+                  No run matches.{' '}
+                  <button type="button" className="text-accent hover:underline" onClick={() => setView({ q: null, agent: null })}>
+                    Clear the search
+                  </button>
+                </td>
+              </tr>
+            ) : null}
           </tbody>
         </table>
       </div>

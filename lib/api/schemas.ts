@@ -98,6 +98,7 @@ export const RunSchema = z.object({
       .describe("rollouts without capture evidence (source 'none'): their calls, tokens and errors are unknown, so calls, errors and the token sums cover the other rollouts only"),
     mean_reward: nullableNumber,
     model_servers: z.array(z.string()),
+    agents: z.array(z.string()).describe("the rollouts' agents (agent_ref.name), distinct and sorted"),
     response_usage: z
       .object({ rollouts: z.number().describe('rollout lines with a response.usage'), ...usageFields })
       .nullable()

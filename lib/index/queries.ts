@@ -301,6 +301,8 @@ export interface RunTotals {
   uncaptured: number;
   mean_reward: number | null;
   model_servers: string[];
+  /** The rollouts' agents (agent_ref.name), distinct and sorted. */
+  agents: string[];
   /** Sums of the rollout lines' own response.usage, over the `rollouts` that have one; null when none has. */
   response_usage: ResponseUsageTotals | null;
 }
@@ -321,7 +323,7 @@ export function responseUsage(r: RolloutRow): ResponseUsage | null {
  * The sums and counts a run's totals are made of, over its rollouts with pk in [lo, hi) or over all of them:
  * compare keeps them per batch of rollouts, so that a change to one rollout reads its batch's rows, not the run's.
  */
-export interface TotalsParts extends Omit<RunTotals, 'mean_reward' | 'model_servers' | 'response_usage'> {
+export interface TotalsParts extends Omit<RunTotals, 'mean_reward' | 'model_servers' | 'agents' | 'response_usage'> {
   reward_sum: number | null;
   reward_n: number;
   usage_rollouts: number;
@@ -332,6 +334,8 @@ export interface TotalsParts extends Omit<RunTotals, 'mean_reward' | 'model_serv
   usage_total: number | null;
   /** Model server names, distinct. */
   servers: string[];
+  /** Agent names, distinct. */
+  agents: string[];
 }
 
 const TOTALS_SELECT = `count(*) AS rollouts, count(failure_class) AS failed, IFNULL(sum(num_calls), 0) AS calls, sum(tokens_in) AS tokens_in,
@@ -340,7 +344,7 @@ const TOTALS_SELECT = `count(*) AS rollouts, count(failure_class) AS failed, IFN
   IFNULL(sum(gap_count), 0) AS gaps, count(line_problem) AS line_problems, IFNULL(sum(source = 'none'), 0) AS uncaptured, sum(reward) AS reward_sum, count(reward) AS reward_n,
   count(IFNULL(usage_in, IFNULL(usage_out, IFNULL(usage_reasoning, IFNULL(usage_cached, usage_total))))) AS usage_rollouts,
   sum(usage_in) AS usage_in, sum(usage_out) AS usage_out, sum(usage_reasoning) AS usage_reasoning,
-  sum(usage_cached) AS usage_cached, sum(usage_total) AS usage_total FROM rollouts`;
+  sum(usage_cached) AS usage_cached, sum(usage_total) AS usage_total, json_group_array(DISTINCT agent) AS agents FROM rollouts`;
 const totalsStatements = new WeakMap<Database.Database, Record<'run' | 'range' | 'runTags' | 'rangeTags', Database.Statement>>();
 
 /** The totals' parts over the run's rollouts, or over those with pk in `range` ([lo, hi)). */
@@ -357,9 +361,14 @@ export function totalsParts(db: Database.Database, runNo: number, range?: [numbe
     totalsStatements.set(db, st);
   }
   const args = range ? [range[0], range[1], runNo] : [runNo];
-  const t = (range ? st.range : st.run).get(...args) as Omit<TotalsParts, 'servers'>;
+  // The agents come with the sums (the same rows are read for them), as a JSON array that may hold a null.
+  const { agents, ...t } = (range ? st.range : st.run).get(...args) as Omit<TotalsParts, 'servers' | 'agents'> & { agents: string };
   const tags = (range ? st.rangeTags : st.runTags).all(...args) as string[];
-  return { ...t, servers: [...new Set(tags.flatMap((tag) => tag.split('|').filter(Boolean)))] };
+  return {
+    ...t,
+    servers: [...new Set(tags.flatMap((tag) => tag.split('|').filter(Boolean)))],
+    agents: (JSON.parse(agents) as (string | null)[]).filter((a): a is string => a !== null),
+  };
 }
 
 const plus = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : a + b);
@@ -369,17 +378,20 @@ export function addTotalsParts(parts: TotalsParts[]): TotalsParts {
   const out: TotalsParts = {
     rollouts: 0, failed: 0, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null,
     latency_sum: null, errors: 0, gaps: 0, line_problems: 0, uncaptured: 0, reward_sum: null, reward_n: 0, usage_rollouts: 0, usage_in: null, usage_out: null,
-    usage_reasoning: null, usage_cached: null, usage_total: null, servers: [],
+    usage_reasoning: null, usage_cached: null, usage_total: null, servers: [], agents: [],
   };
   const servers = new Set<string>();
+  const agents = new Set<string>();
   for (const p of parts) {
     for (const k of ['rollouts', 'failed', 'calls', 'errors', 'gaps', 'line_problems', 'uncaptured', 'reward_n', 'usage_rollouts'] as const) out[k] += p[k];
     for (const k of ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'cached_tokens', 'latency_sum', 'reward_sum', 'usage_in', 'usage_out', 'usage_reasoning', 'usage_cached', 'usage_total'] as const) {
       out[k] = plus(out[k], p[k]);
     }
     for (const s of p.servers) servers.add(s);
+    for (const a of p.agents) agents.add(a);
   }
   out.servers = [...servers];
+  out.agents = [...agents];
   return out;
 }
 
@@ -390,7 +402,8 @@ export function finishTotals(p: TotalsParts): RunTotals {
   return {
     rollouts: p.rollouts, failed: p.failed, calls: p.calls, tokens_in: p.tokens_in, tokens_out: p.tokens_out, tokens_reasoning: p.tokens_reasoning,
     tokens_total: p.tokens_total, cached_tokens: p.cached_tokens, latency_sum: p.latency_sum, errors: p.errors, gaps: p.gaps, line_problems: p.line_problems,
-    uncaptured: p.uncaptured, mean_reward: p.reward_n && p.reward_sum !== null ? p.reward_sum / p.reward_n : null, model_servers: [...p.servers].sort(), response_usage,
+    uncaptured: p.uncaptured, mean_reward: p.reward_n && p.reward_sum !== null ? p.reward_sum / p.reward_n : null, model_servers: [...p.servers].sort(),
+    agents: [...p.agents].sort(), response_usage,
   };
 }
 

@@ -7,7 +7,8 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-export const SCHEMA_VERSION = 11;
+// 12: run totals carry the agents, and totals stored by 11 (run_stats) have none.
+export const SCHEMA_VERSION = 12;
 
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {

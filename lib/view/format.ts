@@ -47,8 +47,11 @@ export function formatMs(ms: number | null | undefined): string {
   return `${m} min ${pad(sec)} s`;
 }
 
+/** Rewards with one precision everywhere, so that a column of them lines up: 0.480, 1.000, 0.000. */
+export const REWARD_DIGITS = 3;
+
 export function formatReward(r: number | null | undefined): string {
-  return r === null || r === undefined ? DASH : r.toFixed(r === Math.round(r) ? 1 : 3);
+  return r === null || r === undefined ? DASH : r.toFixed(REWARD_DIGITS);
 }
 
 export function formatBytes(n: number | null | undefined): string {
@@ -79,6 +82,25 @@ export function formatClock(date: Date, pattern: string, zone: 'local' | 'utc' =
     SSS: pad(utc ? date.getUTCMilliseconds() : date.getMilliseconds(), 3),
   };
   return pattern.replace(CLOCK_TOKENS, (t) => parts[t]);
+}
+
+/** The zone a clock time is written in, as an offset from UTC: "UTC", "UTC+1", "UTC−5:30" (no Intl, as formatClock). */
+export function formatZone(date: Date, zone: 'local' | 'utc' = 'local'): string {
+  const east = zone === 'utc' ? 0 : -date.getTimezoneOffset();
+  if (east === 0) return 'UTC';
+  const abs = Math.abs(east);
+  return `UTC${east > 0 ? '+' : '−'}${Math.floor(abs / 60)}${abs % 60 ? `:${pad(abs % 60)}` : ''}`;
+}
+
+/**
+ * A time as `pattern` (formatClock's tokens), with the year in front when the pattern has none and the time is
+ * not in `now`'s year, so that a date of another year never reads as this year's. `now` null: as the pattern
+ * says (a server render and its hydration, whose clocks may be in different years, must write the same text).
+ */
+export function formatWhen(date: Date, pattern: string, zone: 'local' | 'utc' = 'local', now: Date | null = new Date()): string {
+  const year = (d: Date) => (zone === 'utc' ? d.getUTCFullYear() : d.getFullYear());
+  const shown = now !== null && !pattern.includes('yyyy') && year(date) !== year(now) ? `yyyy-${pattern}` : pattern;
+  return formatClock(date, shown, zone);
 }
 
 /** Unix seconds as an ISO string in UTC (for titles), and the viewer's local time is rendered client-side. */

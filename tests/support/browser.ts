@@ -52,12 +52,14 @@ export interface PageOptions {
   viewport?: { width: number; height: number };
   colorScheme?: 'light' | 'dark';
   initScript?: string;
+  /** The page's time zone; UTC unless a test is about zones. */
+  timezoneId?: string;
 }
 
 /** A fresh context and page on `origin` that records errors, dialogs and requests. */
 export async function openPage(browser: Browser, origin: string, options: PageOptions = {}): Promise<TrackedPage> {
   // UTC and en-US: the times and numbers a page shows do not depend on the machine running the test.
-  const context = await browser.newContext({ baseURL: origin, viewport: options.viewport ?? { width: 1440, height: 900 }, colorScheme: options.colorScheme ?? 'light', timezoneId: 'UTC', locale: 'en-US' });
+  const context = await browser.newContext({ baseURL: origin, viewport: options.viewport ?? { width: 1440, height: 900 }, colorScheme: options.colorScheme ?? 'light', timezoneId: options.timezoneId ?? 'UTC', locale: 'en-US' });
   const served = new URL(origin).origin;
   const t: Omit<TrackedPage, 'page' | 'goto' | 'reset' | 'close'> = { context, pageErrors: [], consoleErrors: [], cspViolations: [], failedRequests: [], dialogs: [], requests: [], foreign: [] };
   await context.route('**/*', (route) => {

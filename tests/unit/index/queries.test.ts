@@ -177,6 +177,20 @@ describe('run totals', () => {
     expect(calls()).toBe(before + 2);
     a.close();
   });
+
+  it("name each run's agents (agent_ref.name), distinct and sorted, from one batch or many", async () => {
+    for (const shift of [1, 24]) {
+      const index = await CallscopeIndex.open([{ path: fx.demo }], path.join(fx.tmp, `idx-agents-${shift}`), { compareBatchShift: shift });
+      await index.refresh();
+      const runs = index.listRuns();
+      expect(runs.some((r) => r.totals.agents.length > 0)).toBe(true);
+      for (const r of runs) {
+        const rows = index.db.prepare('SELECT DISTINCT agent FROM rollouts WHERE run_no = ? AND agent IS NOT NULL').pluck().all(index.runSource(r.id)!.no) as string[];
+        expect(r.totals.agents, r.id).toEqual(rows.sort());
+      }
+      index.close();
+    }
+  });
 });
 
 describe('compare figures', () => {

@@ -11,7 +11,7 @@ function makeRun(run: string, over: Partial<RunComparison['totals']> = {}): RunC
   const d = dist([1, 2, 3, 4, 5], 3);
   return {
     run,
-    totals: { rollouts: 10, failed: 0, calls: 40, tokens_in: 1000, tokens_out: 200, tokens_reasoning: null, tokens_total: 1200, cached_tokens: 0, latency_sum: 5000, errors: 1, gaps: 0, line_problems: 0, uncaptured: 0, mean_reward: 0.5, model_servers: ['policy'], response_usage: null, ...over },
+    totals: { rollouts: 10, failed: 0, calls: 40, tokens_in: 1000, tokens_out: 200, tokens_reasoning: null, tokens_total: 1200, cached_tokens: 0, latency_sum: 5000, errors: 1, gaps: 0, line_problems: 0, uncaptured: 0, mean_reward: 0.5, model_servers: ['policy'], agents: [], response_usage: null, ...over },
     rollout_tokens: { tokens_in: d, tokens_out: d, tokens_reasoning: dist([null, null, null, null, null]), tokens_total: d },
     reward: dist([0, 0, 1, 1, 1], 0.6),
     gaps: {},

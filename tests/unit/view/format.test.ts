@@ -2,7 +2,7 @@ import { format } from 'date-fns';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { cn } from '../../../components/ui/cn';
-import { formatClock, formatCompact, formatCount, formatMs, groupDigits } from '../../../lib/view/format';
+import { formatClock, formatCompact, formatCount, formatMs, formatReward, formatWhen, formatZone, groupDigits } from '../../../lib/view/format';
 
 describe('groupDigits', () => {
   it('writes integers as toLocaleString("en-US") does', () => {
@@ -34,6 +34,33 @@ describe('formatClock', () => {
   it('writes UTC wall-clock time on request', () => {
     expect(formatClock(dates[0], 'yyyy-MM-dd HH:mm:ss.SSS', 'utc')).toBe('2026-01-02 03:04:05.006');
     expect(formatClock(dates[1], 'MM-dd HH:mm:ss', 'utc')).toBe('12-31 23:59:59');
+  });
+});
+
+describe('formatWhen and formatZone', () => {
+  const now = new Date(Date.UTC(2026, 5, 1));
+  it('puts the year in front of a pattern without one when the time is not in this year', () => {
+    expect(formatWhen(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 'MM-dd HH:mm:ss', 'utc', now)).toBe('01-02 03:04:05');
+    expect(formatWhen(new Date(Date.UTC(2025, 11, 31, 23, 59, 59)), 'MM-dd HH:mm:ss', 'utc', now)).toBe('2025-12-31 23:59:59');
+    expect(formatWhen(new Date(Date.UTC(2026, 0, 2)), 'yyyy-MM-dd', 'utc', now)).toBe('2026-01-02');
+    expect(formatWhen(new Date(Date.UTC(2025, 11, 31, 23, 59, 59)), 'MM-dd HH:mm:ss', 'utc', null)).toBe('12-31 23:59:59');
+    const local = new Date(2024, 1, 3, 4, 5, 6);
+    expect(formatWhen(local, 'MM-dd HH:mm', 'local', new Date(2026, 0, 1))).toBe('2024-02-03 04:05');
+  });
+
+  it('names the zone as an offset from UTC', () => {
+    const d = new Date(Date.UTC(2026, 0, 2));
+    expect(formatZone(d, 'utc')).toBe('UTC');
+    const east = -d.getTimezoneOffset();
+    const expected = east === 0 ? 'UTC' : `UTC${east > 0 ? '+' : '−'}${Math.floor(Math.abs(east) / 60)}${Math.abs(east) % 60 ? `:${String(Math.abs(east) % 60).padStart(2, '0')}` : ''}`;
+    expect(formatZone(d)).toBe(expected);
+  });
+});
+
+describe('formatReward', () => {
+  it('writes every reward with three decimals, integers too, so that a column lines up', () => {
+    expect([0, 1, 0.48, 0.123456, -0.5, 12].map(formatReward)).toEqual(['0.000', '1.000', '0.480', '0.123', '-0.500', '12.000']);
+    expect(formatReward(null)).toBe('—');
   });
 });
 
