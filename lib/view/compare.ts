@@ -31,12 +31,20 @@ export function relativeChange(a: number | null, b: number | null): number | nul
   return (b - a) / Math.abs(a);
 }
 
+type RunOf = Comparison['runs'][number];
+
+/**
+ * A count over the captured rollouts: unknown (null) for a run none of whose rollouts has capture evidence, since
+ * then nothing recorded its calls (the rows say how many rollouts are unknown when only some are).
+ */
+const captured = (r: RunOf, n: number): number | null => (r.totals.rollouts > 0 && r.totals.uncaptured >= r.totals.rollouts ? null : n);
+
 export function totalsTable(c: Comparison): CompareTable {
-  const metrics: [string, CellKind, (r: Comparison['runs'][number]) => number | null][] = [
+  const metrics: [string, CellKind, (r: RunOf) => number | null][] = [
     ['rollouts', 'count', (r) => r.totals.rollouts],
     ['failed rollouts', 'count', (r) => r.totals.failed],
-    ['calls', 'count', (r) => r.totals.calls],
-    ['calls per rollout', 'ratio', (r) => (r.totals.rollouts ? r.totals.calls / r.totals.rollouts : null)],
+    ['calls', 'count', (r) => captured(r, r.totals.calls)],
+    ['calls per captured rollout', 'ratio', (r) => (r.totals.rollouts - r.totals.uncaptured > 0 ? r.totals.calls / (r.totals.rollouts - r.totals.uncaptured) : null)],
     ['tokens in', 'tokens', (r) => r.totals.tokens_in],
     ['tokens out', 'tokens', (r) => r.totals.tokens_out],
     ['tokens reasoning', 'tokens', (r) => r.totals.tokens_reasoning],
@@ -44,11 +52,13 @@ export function totalsTable(c: Comparison): CompareTable {
     ['tokens total', 'tokens', (r) => r.totals.tokens_total],
     ['mean tokens per rollout', 'tokens', (r) => r.rollout_tokens.tokens_total.mean],
     ['latency sum', 'ms', (r) => r.totals.latency_sum],
-    ['call errors', 'count', (r) => r.totals.errors],
+    ['call errors', 'count', (r) => captured(r, r.totals.errors)],
     ['gaps', 'count', (r) => r.totals.gaps],
     ['mean reward', 'reward', (r) => r.totals.mean_reward],
   ];
   if (c.runs.some((r) => r.totals.line_problems)) metrics.splice(2, 0, ['unreadable rollout lines', 'count', (r) => r.totals.line_problems]);
+  // Rollouts without capture evidence: their calls, tokens and errors are unknown, left out of the sums below.
+  if (c.runs.some((r) => r.totals.uncaptured)) metrics.splice(2, 0, ['rollouts with calls unknown (no capture)', 'count', (r) => r.totals.uncaptured]);
   // The rollout lines' own response.usage, summed (what agents report; the rows above are the captured calls').
   if (c.runs.some((r) => r.totals.response_usage)) {
     metrics.push(
@@ -81,7 +91,11 @@ export function distributionsTable(c: Comparison): CompareTable {
     rows.push([text(name), text(run), cell(d.count, 'count'), cell(d.mean, kind), ...d.quantiles.map((q) => cell(q, kind))]);
   for (const [key, name] of TOKEN_KINDS) for (const r of c.runs) add(`${name} per rollout`, r.run, r.rollout_tokens[key], 'tokens');
   for (const r of c.runs) add('reward', r.run, r.reward, 'reward');
-  return { id: 'distributions', title: 'Per-rollout distributions', headers: ['metric', 'run', 'rollouts', 'mean', ...c.quantiles.map((q) => `p${Math.round(q * 100)}`)], rows };
+  // A rollout without calls counts with its line's response.usage (as the rollouts table shows it), one without either
+  // is left out: the rollouts column says how many each distribution is over.
+  const usage = c.runs.some((r) => r.totals.uncaptured > 0 || (r.totals.response_usage && r.totals.calls === 0));
+  const title = usage ? "Per-rollout distributions (tokens: the captured calls' sums, or the line's response.usage for a rollout without calls; unknown ones left out)" : 'Per-rollout distributions';
+  return { id: 'distributions', title, headers: ['metric', 'run', 'rollouts', 'mean', ...c.quantiles.map((q) => `p${Math.round(q * 100)}`)], rows };
 }
 
 export function serversTable(c: Comparison): CompareTable {

@@ -159,3 +159,16 @@ describe('cell text', () => {
     expect(changeText(null)).toBe('');
   });
 });
+
+describe('totals of runs without capture', () => {
+  it('calls and errors are unknown for a run none of whose rollouts was captured, not 0; a partly captured run says how many are unknown', () => {
+    const uncaptured = makeRun('plain', { calls: 0, errors: 0, uncaptured: 10, tokens_in: null, tokens_total: null });
+    const partly = makeRun('partly', { uncaptured: 2 });
+    const table = totalsTable(comparison([makeRun('captured'), uncaptured, partly]));
+    const row = (name: string) => table.rows.find((r) => r[0].value === name)!.slice(1).map(cellText);
+    expect(row('calls')).toEqual(['40', '—', '40']);
+    expect(row('call errors')).toEqual(['1', '—', '1']);
+    expect(row('rollouts with calls unknown (no capture)')).toEqual(['0', '10', '2']);
+    expect(row('calls per captured rollout')[2]).toBe(cellText({ value: 40 / 8, kind: 'ratio' }));
+  });
+});
