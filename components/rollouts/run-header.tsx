@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { RunProgress } from '@/components/runs/run-progress';
 import type { RunInfo } from '@/lib/index/index';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
+import { capturedCount } from '@/lib/view/runs';
 import { shownTokens, usageShown, type TokenField } from '@/lib/view/table';
 
 function Stat({ label, value, title, italic = false }: { label: string; value: string; title?: string; italic?: boolean }) {
@@ -15,6 +16,8 @@ function Stat({ label, value, title, italic = false }: { label: string; value: s
 
 /** The run's name, where its files are, and its totals. */
 export function RunHeader({ run }: { run: RunInfo }) {
+  const calls = capturedCount(run.totals.calls, run, 'calls');
+  const errors = capturedCount(run.totals.errors, run, 'errors');
   const t = run.totals;
   const files = [run.rollouts_file, run.failures_file, run.capture_dir].filter((f): f is string => f !== null);
   const tokens = (n: number | null) => (n === null ? '—' : `${formatCompact(n)} tok`);
@@ -41,13 +44,13 @@ export function RunHeader({ run }: { run: RunInfo }) {
       {run.progress.state !== 'ready' ? <RunProgress progress={run.progress} /> : null}
       <dl className="flex flex-wrap gap-x-8 gap-y-2 rounded-lg border border-line bg-panel px-4 py-3 text-sm">
         <Stat label="Rollouts" value={`${formatCount(t.rollouts)}${t.failed ? ` (${formatCount(t.failed)} failed)` : ''}${t.line_problems ? ` (${formatCount(t.line_problems)} unreadable lines)` : ''}`} />
-        <Stat label="Calls" value={formatCount(t.calls)} />
+        <Stat label="Calls" value={calls.text} title={calls.title} />
         <Stat label="Tokens in" italic={usage !== null} value={tokens(shown('tokens_in'))} title={`${formatCount(shown('tokens_in'))} (${formatCount(shown('cached_tokens'))} cached)${usageNote}`} />
         <Stat label="Tokens out" italic={usage !== null} value={tokens(shown('tokens_out'))} title={`${formatCount(shown('tokens_out'))}${usageNote}`} />
         <Stat label="Reasoning" italic={usage !== null} value={tokens(shown('tokens_reasoning'))} title={`${formatCount(shown('tokens_reasoning'))}${usageNote}`} />
         <Stat label="Total" italic={usage !== null} value={tokens(shown('tokens_total'))} title={`${formatCount(shown('tokens_total'))}${usageNote}`} />
         <Stat label="Latency sum" value={formatMs(t.latency_sum)} />
-        <Stat label="Errors" value={formatCount(t.errors)} />
+        <Stat label="Errors" value={errors.text} title={errors.title} />
         <Stat label="Gaps" value={formatCount(t.gaps)} />
         <Stat label="Mean reward" value={formatReward(t.mean_reward)} />
       </dl>

@@ -60,6 +60,10 @@ describe('a run collected without capture', () => {
     expect(text).toContain(String(first.expected_answer));
     expect(text).toContain(String(first.extracted_answer));
     expect(text).toContain('unknown'); // calls and errors: nothing recorded them
+    // The run's own header says the same of the run: its calls and errors are unknown, not 0.
+    const header = (await page.locator('header dl').first().textContent()) ?? '';
+    expect(header).toMatch(/Callsunknown/);
+    expect(header).toMatch(/Errorsunknown/);
     expect(text).not.toMatch(/unknown.*\b0\b.*unknown/);
   });
 
