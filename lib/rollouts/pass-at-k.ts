@@ -1,0 +1,110 @@
+// pass@k as NeMo Gym computes it (spec §5.6; upstream nemo_gym/reward_profile.py, compute_pass_majority_metrics,
+// with its default score `accuracy` = reward and no answer key, so no majority@k). Exact to the bit, because users
+// put callscope's figure beside the one their run printed:
+// - Python's `sum` over floats is compensated since 3.12 (Neumaier; NeMo Gym requires 3.13): `pySum` is CPython's.
+// - `math.comb(a, k) / math.comb(n, k)` divides two exact integers and rounds once: `combRatio` does the same with
+//   BigInt (C(64, 32) is past 2^53, where a float quotient would round twice).
+// Rewards are read as floats. Python keeps a reward written `1` as an int, which its `sum` adds uncompensated;
+// NeMo Gym's verify responses declare `reward: float`, so their lines carry `1.0`.
+
+/** A flat dict in upstream's key order: `pass@k/accuracy`, `pass@1[avg-of-k]/accuracy`, then the k ≥ 2 variance keys. */
+export type PassMetrics = Record<string, number>;
+
+/** CPython ≥ 3.12's `sum(floats)` (bltinmodule.c: Neumaier's improved Kahan–Babuška summation). */
+export function pySum(values: readonly number[]): number {
+  let sum = 0;
+  let c = 0;
+  for (const x of values) {
+    const t = sum + x;
+    if (Math.abs(sum) >= Math.abs(x)) c += sum - t + x;
+    else c += x - t + sum;
+    sum = t;
+  }
+  // CPython adds the compensation only when it is non-zero and finite (keeps -0.0 and infinities as they are).
+  return c !== 0 && Number.isFinite(c) ? sum + c : sum;
+}
+
+const combCache = new Map<string, bigint>();
+
+function comb(n: number, k: number): bigint {
+  if (k < 0 || k > n) return 0n;
+  const kk = Math.min(k, n - k);
+  const key = `${n},${kk}`;
+  const hit = combCache.get(key);
+  if (hit !== undefined) return hit;
+  let r = 1n;
+  for (let i = 1; i <= kk; i++) r = (r * BigInt(n - kk + i)) / BigInt(i);
+  if (combCache.size < 100_000) combCache.set(key, r);
+  return r;
+}
+
+/** `a / b` for non-negative integers, rounded once to the nearest float (ties to even), as Python's `int / int`. */
+export function bigRatio(a: bigint, b: bigint): number {
+  if (a === 0n) return 0;
+  // A quotient of at least 64 significant bits, plus a sticky bit for a non-zero remainder, converts to the
+  // correctly rounded double (Number(bigint) rounds to nearest, ties to even).
+  const shift = Math.max(0, 66 - (a.toString(2).length - b.toString(2).length));
+  const scaled = a << BigInt(shift);
+  let q = scaled / b;
+  let s = shift;
+  if (scaled % b !== 0n) {
+    q = (q << 1n) | 1n;
+    s += 1;
+  }
+  return Number(q) / 2 ** s;
+}
+
+export const combRatio = (nIncorrect: number, n: number, k: number): number => bigRatio(comb(nIncorrect, k), comb(n, k));
+
+const isBinary = (values: readonly number[]) => values.every((v) => v === 0 || v === 1);
+
+/** One task's pass@k (a fraction, 0–1) for its values in rollout order, or null when it has fewer than k. */
+export function taskPassAtK(values: readonly number[], k: number): number | null {
+  if (values.length === 0 || k > values.length) return null;
+  if (isBinary(values)) {
+    const incorrect = values.reduce((n, v) => n + (v ? 0 : 1), 0);
+    return incorrect < k ? 1.0 : 1.0 - combRatio(incorrect, values.length, k);
+  }
+  return Math.max(...values.slice(0, k));
+}
+
+/**
+ * The metrics of tasks (each a list of rewards in rollout-index order), keyed as upstream keys them, without
+ * `per_sample_aggregate` (a list, not a metric); `maxK` is the largest group.
+ */
+export function passMajorityMetrics(tasks: readonly (readonly number[])[]): { metrics: PassMetrics; maxK: number } {
+  const metrics: PassMetrics = {};
+  if (tasks.length === 0) return { metrics, maxK: 0 };
+  const maxK = Math.max(...tasks.map((t) => t.length));
+  const name = 'accuracy';
+  for (let k = 1; k <= maxK; k++) {
+    const passValues: number[] = [];
+    for (const values of tasks) {
+      const v = taskPassAtK(values, k);
+      if (v !== null) passValues.push(v);
+    }
+    if (passValues.length) metrics[`pass@${k}/${name}`] = (100.0 * pySum(passValues)) / passValues.length;
+    const avgValues: number[] = [];
+    for (const values of tasks) {
+      const first = values.slice(0, k);
+      if (first.length) avgValues.push(pySum(first) / first.length);
+    }
+    if (avgValues.length) metrics[`pass@1[avg-of-${k}]/${name}`] = (100.0 * pySum(avgValues)) / avgValues.length;
+  }
+  // per_sample_aggregate: the pass@1 of each rollout index over the tasks that have it.
+  const perSample: number[] = [];
+  for (let i = 0; i < maxK; i++) {
+    const scores = tasks.filter((t) => i < t.length).map((t) => t[i]);
+    if (scores.length) perSample.push((100.0 * pySum(scores)) / scores.length);
+  }
+  for (let k = 2; k <= maxK; k++) {
+    const runAverages = perSample.slice(0, k);
+    if (runAverages.length < 2) continue;
+    const mean = pySum(runAverages) / runAverages.length;
+    const variance = pySum(runAverages.map((x) => (x - mean) * (x - mean))) / (runAverages.length - 1);
+    const stdDev = Math.sqrt(variance);
+    metrics[`pass@1[avg-of-${k}]/${name}/std_dev_across_runs`] = stdDev;
+    metrics[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = stdDev / Math.sqrt(runAverages.length);
+  }
+  return { metrics, maxK };
+}
