@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import pkg from '../../package.json';
 import * as S from './schemas';
+import * as T from './task-schemas';
 
 const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) } } });
 const errors = { 400: { description: 'bad input', ...json(S.ErrorSchema) }, 404: { description: 'unknown id', ...json(S.ErrorSchema) }, 503: { description: 'not ready', ...json(S.ErrorSchema) } };
@@ -43,6 +44,20 @@ export function openApiDocument() {
           summary: "The rollout's own line of its rollouts file, byte for byte",
           parameters: [run, rollout],
           responses: { 200: { description: 'the line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, ...errors },
+        },
+      },
+      '/api/runs/{run}/tasks': {
+        get: {
+          summary: "Task groups: per agent, NeMo Gym's pass@k metrics and a page of tasks (reward spread, pass@k, zero variance)",
+          parameters: [run, ...queryParams(T.TaskQuerySchema)],
+          responses: { 200: { description: 'page', ...json(T.TaskPageSchema) }, ...errors },
+        },
+      },
+      '/api/runs/{run}/tasks/{task}': {
+        get: {
+          summary: "One task's group and its rollouts, best to worst",
+          parameters: [run, pathParam('task', T.TaskIndexSchema), ...queryParams(T.TaskDetailQuerySchema)],
+          responses: { 200: { description: 'task', ...json(T.TaskDetailSchema) }, ...errors },
         },
       },
       '/api/compare': {

@@ -12,6 +12,8 @@ import type { IngestOptions } from './parallel';
 import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries';
 import { ROLLOUT_INDEXES, dropRolloutIndexes, migrate } from './schema';
 import { CompareCache, compareRuns, type Comparison } from './compare';
+import { TaskCache, type TaskPage, type TaskPageQuery } from './tasks';
+import type { AgentTasks, TaskGroup } from '../rollouts/task-groups';
 import { callBody, callsOfRollout, locateCall, readCaptureCalls, readRolloutLine, trajectoryPayloads, type CallBody } from './payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
 import { isJsonObject, type JsonObject } from '../capture/json';
@@ -59,6 +61,9 @@ export class CallscopeIndex extends EventEmitter {
   private readonly ingestor: Ingestor;
   private ingesting: Promise<void> | null = null;
   private readonly compareCache: CompareCache;
+  private readonly taskCache = new TaskCache();
+  /** Each run's count of passes that changed it: the task groups kept for a run are those of its last count. */
+  private readonly runChanges = new Map<number, number>();
   /** The index's data_version when the kept totals were last checked (see totals()). */
   private dataVersion = -1;
   private again = false;
@@ -244,6 +249,7 @@ export class CallscopeIndex extends EventEmitter {
     if (stats.rolloutsChanged.size) {
       // After the pass, so that compare figures computed mid-pass are not kept.
       this.compareCache.invalidate(this.db, run.no, stats.rolloutsChanged);
+      this.runChanges.set(run.no, (this.runChanges.get(run.no) ?? 0) + 1);
       this.fillCompare(run.no, [...stats.rolloutsChanged].map((pk) => pk >> this.compareCache.shift));
       this.emit('change', { run: run.id, rollouts: this.keysOf(run.no, stats.rolloutsChanged) } satisfies ChangeEvent);
     }
@@ -440,6 +446,57 @@ export class CallscopeIndex extends EventEmitter {
     return r ? { path: r.path, start: r.line_offset, length: r.line_length } : null;
   }
 
+  /**
+   * The version a run's kept task groups are checked against: its change count here and the index's data_version
+   * (writes by another process). Null while a pass is changing the run: its groups are read whole each time.
+   */
+  private taskVersion(runNo: number, id: string): string | null {
+    if (this.progress.get(id)?.state !== 'ready' && [...(this.passes.get(runNo) ?? [])].some((p) => p.rolloutsChanged.size > 0)) return null;
+    return `${this.runChanges.get(runNo) ?? 0}:${this.db.pragma('data_version', { simple: true }) as number}`;
+  }
+
+  /** A page of a run's task groups (lib/index/tasks.ts); null for an unknown run. */
+  tasks(runId: string, query: TaskPageQuery): TaskPage | null {
+    const run = this.runSource(runId);
+    if (!run) return null;
+    const version = this.taskVersion(run.no, run.id) ?? `live:${Date.now()}:${Math.random()}`;
+    return this.taskCache.page(this.db, run.no, version, query);
+  }
+
+  /** Every agent's task groups of a run, whole (compare's changed tasks); null for an unknown run. */
+  taskGroups(runId: string): AgentTasks[] | null {
+    const run = this.runSource(runId);
+    if (!run) return null;
+    return this.taskCache.groups(this.db, run.no, this.taskVersion(run.no, run.id) ?? `live:${Date.now()}:${Math.random()}`);
+  }
+
+  /**
+   * One task of one agent ('' for lines without agent_ref): its group, its rollouts best to worst (reward, then
+   * rollout index) with each one's requested tool calls, and the sidecar's failure rows of the task. Null when the
+   * run or the task is unknown.
+   */
+  task(runId: string, agent: string, taskIndex: number): TaskDetail | null {
+    const groups = this.taskGroups(runId);
+    const run = this.runSource(runId);
+    const group = groups?.find((a) => (a.agent ?? '') === agent)?.tasks.find((t) => t.task_index === taskIndex);
+    if (!run || !group) return null;
+    const rows = this.db
+      .prepare(
+        `SELECT ${ROLLOUT_COLUMNS}, (SELECT sum(c.tool_calls) FROM calls c WHERE c.rollout_pk = rollouts.pk) AS tool_calls
+         FROM rollouts WHERE run_no = ? AND key IN (SELECT value FROM json_each(?))`,
+      )
+      .all(run.no, JSON.stringify(group.rollout_ids)) as (RolloutRow & { tool_calls: number | null })[];
+    const place = new Map(group.rollout_ids.map((k, i) => [k, i]));
+    rows.sort((a, b) => (b.reward ?? -Infinity) - (a.reward ?? -Infinity) || place.get(a.key)! - place.get(b.key)!);
+    const failures = this.db
+      .prepare(
+        `SELECT r.key, r.rollout_index, r.attempt, r.failure_class FROM rollouts r JOIN files f ON f.id = r.line_file
+         WHERE r.run_no = ? AND r.task_index = ? AND f.kind = 'failures' AND IFNULL(r.agent, '') = ? ORDER BY r.rollout_index, IFNULL(r.attempt, 0)`,
+      )
+      .all(run.no, taskIndex, agent) as TaskDetail['failures'];
+    return { group, rollouts: rows, failures };
+  }
+
   compare(runIds: string[]): Comparison | null {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;
@@ -489,6 +546,13 @@ export interface CallRow {
   latency_ms: number | null;
   ttft_ms: number | null;
   tool_calls: number | null;
+}
+
+export interface TaskDetail {
+  group: TaskGroup;
+  /** Best to worst; `tool_calls` is the sum of the tool calls its captured responses asked for (null without calls). */
+  rollouts: (RolloutRow & { tool_calls: number | null })[];
+  failures: { key: string; rollout_index: number | null; attempt: number | null; failure_class: string | null }[];
 }
 
 export interface RolloutDetail {

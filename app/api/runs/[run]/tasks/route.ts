@@ -1,0 +1,23 @@
+import { NextResponse, type NextRequest } from 'next/server';
+import { ApiError, handle, notFound } from '@/lib/api/errors';
+import { RunIdSchema } from '@/lib/api/schemas';
+import { TaskQuerySchema } from '@/lib/api/task-schemas';
+import { isCursorError } from '@/lib/index/queries';
+import { getInstance } from '@/lib/server/instance';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = handle(async (req: NextRequest, ctx: { params: Promise<{ run: string }> }) => {
+  const run = RunIdSchema.parse((await ctx.params).run);
+  const query = TaskQuerySchema.parse(Object.fromEntries(req.nextUrl.searchParams));
+  const { index } = await getInstance();
+  let page;
+  try {
+    page = index.tasks(run, query);
+  } catch (err) {
+    if (isCursorError(err)) throw new ApiError('bad_request', `cursor: ${(err as Error).message}`);
+    throw err;
+  }
+  if (!page) throw notFound(`run '${run}'`);
+  return NextResponse.json(page);
+});

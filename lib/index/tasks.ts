@@ -1,0 +1,159 @@
+// The task groups of a run, read from the index (lib/rollouts/task-groups.ts forms them). A run's groups are built
+// from one ordered scan of its rollout rows (the rollouts_by_task index gives the order) and kept until the run
+// changes, so that every sort, filter and page of the Tasks view is a pass over tasks in memory, not over rollouts.
+import type Database from 'better-sqlite3';
+import { taskGroups, type AgentTasks, type Solved, type TaskGroup, type TaskRolloutRow } from '../rollouts/task-groups';
+
+export const TASK_SORTS = ['task', 'rollouts', 'reward_mean', 'reward_std', 'reward_min', 'reward_max', 'pass@1', 'pass@k', 'tokens', 'latency', 'failed'] as const;
+export type TaskSortKey = (typeof TASK_SORTS)[number];
+
+export interface TaskPageQuery {
+  agent?: string;
+  sort: TaskSortKey;
+  order: 'asc' | 'desc';
+  limit: number;
+  cursor?: string;
+  zero_variance?: boolean;
+  solved?: Solved;
+  partial?: boolean;
+  failed?: boolean;
+  q?: string;
+}
+
+export interface TaskPage {
+  agents: (AgentTasks & { total_tasks: number; matching_tasks: number })[];
+  next_cursor: string | null;
+}
+
+export class TaskCursorError extends Error {
+  override name = 'CursorError';
+}
+
+const ROWS = `SELECT r.key, r.agent, r.task_index, r.rollout_index, r.reward, IFNULL(r.task, substr(r.prompt, 1, 200)) AS task,
+  r.shown_tokens_total AS tokens_total, r.latency_sum AS latency_ms, f.kind AS kind
+  FROM rollouts r JOIN files f ON f.id = r.line_file
+  WHERE r.run_no = ? AND r.line_problem IS NULL
+  ORDER BY r.task_index, r.rollout_index, r.line_no`;
+
+/** A run's task groups, from its rows in the index. */
+export function readTaskGroups(db: Database.Database, runNo: number): AgentTasks[] {
+  const rows: TaskRolloutRow[] = [];
+  const failures: { agent: string | null; task_index: number | null }[] = [];
+  for (const r of db.prepare(ROWS).iterate(runNo) as Iterable<TaskRolloutRow & { kind: string }>) {
+    if (r.kind === 'failures') failures.push({ agent: r.agent, task_index: r.task_index });
+    else if (r.kind === 'rollouts') rows.push(r);
+  }
+  return taskGroups(rows, failures);
+}
+
+/**
+ * Keeps each run's groups until the run's version moves (the index bumps it on every change), and the last few
+ * sorted and filtered orders of them: over 100k tasks a sort costs more than the page it serves.
+ */
+export class TaskCache {
+  private readonly runs = new Map<number, { version: string; agents: AgentTasks[]; orders: Map<string, TaskGroup[][]> }>();
+
+  private run(db: Database.Database, runNo: number, version: string) {
+    const kept = this.runs.get(runNo);
+    if (kept && kept.version === version) return kept;
+    const fresh = { version, agents: readTaskGroups(db, runNo), orders: new Map<string, TaskGroup[][]>() };
+    this.runs.set(runNo, fresh);
+    return fresh;
+  }
+
+  groups(db: Database.Database, runNo: number, version: string): AgentTasks[] {
+    return this.run(db, runNo, version).agents;
+  }
+
+  page(db: Database.Database, runNo: number, version: string, q: TaskPageQuery): TaskPage {
+    const run = this.run(db, runNo, version);
+    const { limit: _limit, cursor: _cursor, ...order } = q;
+    const key = JSON.stringify(order);
+    let lists = run.orders.get(key);
+    if (!lists) {
+      lists = orderedLists(chosenAgents(run.agents, q), q);
+      if (run.orders.size >= 8) run.orders.delete(run.orders.keys().next().value as string);
+      run.orders.set(key, lists);
+    }
+    return taskPage(run.agents, q, lists);
+  }
+}
+
+function sortValue(t: TaskGroup, key: TaskSortKey, maxK: number): number | null {
+  switch (key) {
+    case 'task': return t.task_index;
+    case 'rollouts': return t.rollouts;
+    case 'reward_mean': return t.reward_mean;
+    case 'reward_std': return t.reward_std;
+    case 'reward_min': return t.reward_min;
+    case 'reward_max': return t.reward_max;
+    case 'pass@1': return t.pass_at_k['1'] ?? null;
+    case 'pass@k': return t.pass_at_k[String(maxK)] ?? null;
+    case 'tokens': return t.tokens.mean;
+    case 'latency': return t.latency_ms.mean;
+    case 'failed': return t.failed_attempts;
+  }
+}
+
+function matches(t: TaskGroup, q: TaskPageQuery): boolean {
+  if (q.zero_variance !== undefined && t.zero_variance !== q.zero_variance) return false;
+  if (q.solved !== undefined && t.solved !== q.solved) return false;
+  if (q.partial !== undefined && t.partial !== q.partial) return false;
+  if (q.failed !== undefined && t.failed_attempts > 0 !== q.failed) return false;
+  if (q.q) {
+    const needle = q.q.toLowerCase();
+    if (!(t.task ?? '').toLowerCase().includes(needle) && String(t.task_index) !== q.q) return false;
+  }
+  return true;
+}
+
+/** Sorted with unknown (null) values last in both directions, ties by task index. */
+function sorted(tasks: TaskGroup[], key: TaskSortKey, order: 'asc' | 'desc', maxK: number): TaskGroup[] {
+  const dir = order === 'asc' ? 1 : -1;
+  return tasks
+    .map((t) => ({ t, v: sortValue(t, key, maxK) }))
+    .sort((a, b) => {
+      if (a.v === null || b.v === null) return a.v === b.v ? a.t.task_index - b.t.task_index : a.v === null ? 1 : -1;
+      return a.v !== b.v ? (a.v - b.v) * dir : (a.t.task_index - b.t.task_index) * dir;
+    })
+    .map((x) => x.t);
+}
+
+function decodeCursor(cursor: string | undefined): number {
+  if (!cursor) return 0;
+  const n = /^o(\d{1,9})$/.exec(cursor);
+  if (!n) throw new TaskCursorError(`'${cursor}' is not a cursor of this list`);
+  return Number(n[1]);
+}
+
+const chosenAgents = (agents: AgentTasks[], q: TaskPageQuery) => (q.agent === undefined ? agents : agents.filter((a) => (a.agent ?? '') === q.agent));
+
+/** Each chosen agent's tasks, filtered and sorted. */
+function orderedLists(agents: AgentTasks[], q: TaskPageQuery): TaskGroup[][] {
+  return agents.map((a) => sorted(a.tasks.filter((t) => matches(t, q)), q.sort, q.order, a.max_k));
+}
+
+/**
+ * One page of task rows: the agents (one, with `agent`; '' names the agent-less lines) in order, each with its
+ * headline metrics and the counts of its tasks; the page takes `limit` tasks from the agents' sorted, filtered lists
+ * one after the other.
+ */
+export function taskPage(agents: AgentTasks[], q: TaskPageQuery, lists?: TaskGroup[][]): TaskPage {
+  const chosen = chosenAgents(agents, q);
+  const ordered = lists ?? orderedLists(chosen, q);
+  let skip = decodeCursor(q.cursor);
+  let room = q.limit;
+  let seen = 0;
+  let more = false;
+  const out = chosen.map((a, i) => {
+    const list = ordered[i];
+    const from = Math.min(skip, list.length);
+    skip -= from;
+    const page = list.slice(from, from + room);
+    room -= page.length;
+    seen += from + page.length;
+    if (from + page.length < list.length) more = true;
+    return { ...a, tasks: page, total_tasks: a.tasks.length, matching_tasks: list.length };
+  });
+  return { agents: out, next_cursor: more ? `o${seen}` : null };
+}

@@ -1,0 +1,138 @@
+// Task groups (a GRPO group: one task's rollouts) as NeMo Gym's aggregation forms them (spec §5.6; upstream
+// rollout_collection.py `_call_aggregate_metrics` and reward_profile.py `_group_by_task`): the persisted rollouts of
+// the main rollouts file (sidecar failures are counted beside a task, never in it), sorted by task then rollout index
+// (ties keep file order, as Python's stable sort does), split by `agent_ref.name` in order of first appearance, then
+// grouped by `_ng_task_index`. The run's headline metrics are pass-at-k.ts's, over those groups.
+// Where upstream would not aggregate a line at all, it is left out and counted: a line without a numeric reward
+// (upstream's score function raises), or without task or rollout index (its sort raises). A file without agent_ref
+// names gets one group of agent null (upstream skips such rows; their tasks are still worth seeing).
+import { z } from 'zod';
+import { passMajorityMetrics, pySum, taskPassAtK } from './pass-at-k';
+
+/** A persisted rollout as the task view reads it. `tokens_total` and `latency_ms` are null when unknown. */
+export interface TaskRolloutRow {
+  key: string;
+  agent: string | null;
+  task_index: number | null;
+  rollout_index: number | null;
+  reward: number | null;
+  /** What names the task (a prompt or task id; lib/index/rollout-line.ts), when the line has one. */
+  task: string | null;
+  tokens_total: number | null;
+  latency_ms: number | null;
+}
+
+export const SOLVED = ['never', 'some', 'always'] as const;
+
+const SpreadSchema = z
+  .object({ min: z.number().nullable(), max: z.number().nullable(), mean: z.number().nullable(), unknown: z.number().int() })
+  .describe("a per-rollout figure's spread over the task's rollouts whose figure is known; `unknown` counts the others (no capture and no usage on the line)");
+
+export const TaskGroupSchema = z.object({
+  agent: z.string().nullable(),
+  task_index: z.number().int(),
+  task: z.string().nullable().describe('what names the task (a task id or the prompt), when its lines have one'),
+  rollouts: z.number().int(),
+  rewards: z.array(z.number()).describe('in rollout-index order'),
+  rollout_ids: z.array(z.string()).describe('the rollout keys, in rollout-index order'),
+  reward_mean: z.number(),
+  reward_std: z.number().describe("the sample standard deviation (n − 1), 0 for one rollout, as NeMo Gym's reward profiler reports it"),
+  reward_min: z.number(),
+  reward_max: z.number(),
+  zero_variance: z.boolean().describe('two or more rollouts and a single reward value: no learning signal for GRPO'),
+  pass_at_k: z.record(z.string(), z.number()).describe("pass@k for k = 1 … rollouts, percentages (upstream's definition over this task)"),
+  solved: z.enum(SOLVED).describe('`never`: no reward above 0; `always`: every reward 1 or more'),
+  partial: z.boolean().describe("fewer rollouts than the agent's largest group"),
+  tokens: SpreadSchema,
+  latency_ms: SpreadSchema,
+  failed_attempts: z.number().int().describe("the sidecar's failure rows of this task and agent (not counted in its figures)"),
+});
+export type TaskGroup = z.infer<typeof TaskGroupSchema>;
+export type Spread = z.infer<typeof SpreadSchema>;
+export type Solved = (typeof SOLVED)[number];
+
+export const AgentTasksSchema = z.object({
+  agent: z.string().nullable().describe('`agent_ref.name`; null for lines without one (NeMo Gym does not aggregate them)'),
+  max_k: z.number().int(),
+  metrics: z
+    .record(z.string(), z.number())
+    .describe("exactly NeMo Gym's compute_pass_majority_metrics for score accuracy = reward, without per_sample_aggregate (percentages)"),
+  tasks: z.array(TaskGroupSchema),
+  left_out: z
+    .object({ no_reward: z.number().int(), no_index: z.number().int() })
+    .describe("this agent's lines NeMo Gym's aggregation would not take: no numeric reward, no task or rollout index"),
+});
+export type AgentTasks = z.infer<typeof AgentTasksSchema>;
+
+function spread(values: (number | null)[]): Spread {
+  const known = values.filter((v): v is number => v !== null);
+  if (!known.length) return { min: null, max: null, mean: null, unknown: values.length };
+  return { min: Math.min(...known), max: Math.max(...known), mean: pySum(known) / known.length, unknown: values.length - known.length };
+}
+
+/** Sample standard deviation, two-pass; 0 for fewer than two values. */
+export function sampleStd(values: readonly number[]): number {
+  if (values.length < 2) return 0;
+  const mean = pySum(values) / values.length;
+  return Math.sqrt(pySum(values.map((v) => (v - mean) * (v - mean))) / (values.length - 1));
+}
+
+function group(agent: string | null, taskIndex: number, rows: TaskRolloutRow[], failed: number): Omit<TaskGroup, 'partial'> {
+  const rewards = rows.map((r) => r.reward as number);
+  const passAtK: Record<string, number> = {};
+  for (let k = 1; k <= rewards.length; k++) passAtK[k] = 100.0 * (taskPassAtK(rewards, k) as number);
+  const min = Math.min(...rewards);
+  const max = Math.max(...rewards);
+  return {
+    agent,
+    task_index: taskIndex,
+    task: rows.find((r) => r.task !== null)?.task ?? null,
+    rollouts: rows.length,
+    rewards,
+    rollout_ids: rows.map((r) => r.key),
+    reward_mean: pySum(rewards) / rewards.length,
+    reward_std: sampleStd(rewards),
+    reward_min: min,
+    reward_max: max,
+    zero_variance: rows.length >= 2 && min === max,
+    pass_at_k: passAtK,
+    solved: max <= 0 ? 'never' : min >= 1 ? 'always' : 'some',
+    tokens: spread(rows.map((r) => r.tokens_total)),
+    latency_ms: spread(rows.map((r) => r.latency_ms)),
+    failed_attempts: failed,
+  };
+}
+
+const failureKey = (agent: string | null, task: number | null) => `${agent ?? ''}\u0000${task ?? ''}`;
+
+/**
+ * The task groups of a run: `rows` are the main rollouts file's persisted rollouts in (task, rollout, line) order;
+ * `failures` the sidecar's rows (agent and task index only).
+ */
+export function taskGroups(rows: Iterable<TaskRolloutRow>, failures: Iterable<{ agent: string | null; task_index: number | null }> = []): AgentTasks[] {
+  const failed = new Map<string, number>();
+  for (const f of failures) failed.set(failureKey(f.agent, f.task_index), (failed.get(failureKey(f.agent, f.task_index)) ?? 0) + 1);
+  const agents = new Map<string | null, { rows: Map<number, TaskRolloutRow[]>; noReward: number; noIndex: number }>();
+  for (const row of rows) {
+    let a = agents.get(row.agent);
+    if (!a) agents.set(row.agent, (a = { rows: new Map(), noReward: 0, noIndex: 0 }));
+    if (row.task_index === null || row.rollout_index === null) a.noIndex++;
+    else if (row.reward === null) a.noReward++;
+    else {
+      const list = a.rows.get(row.task_index);
+      if (list) list.push(row);
+      else a.rows.set(row.task_index, [row]);
+    }
+  }
+  return [...agents].map(([agent, a]) => {
+    const tasks = [...a.rows].sort(([x], [y]) => x - y).map(([taskIndex, list]) => group(agent, taskIndex, list, failed.get(failureKey(agent, taskIndex)) ?? 0));
+    const { metrics, maxK } = passMajorityMetrics(tasks.map((t) => t.rewards));
+    return {
+      agent,
+      max_k: maxK,
+      metrics,
+      tasks: tasks.map((t) => ({ ...t, partial: t.rollouts < maxK })),
+      left_out: { no_reward: a.noReward, no_index: a.noIndex },
+    };
+  });
+}
