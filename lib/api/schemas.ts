@@ -73,6 +73,7 @@ export const RunSchema = z.object({
   capture_dir: z.string().nullable(),
   capture_dir_note: z.string().nullable().describe('why the run has, or has not, the capture dir beside it when another rollouts file claims the same dir'),
   reward_profile_file: z.string().nullable().describe("gym eval profile's X_reward_profiling.jsonl beside the rollouts file, when present"),
+  aggregate_metrics_file: z.string().nullable().describe("the collector's X_aggregate_metrics.json beside the rollouts file, when present"),
   progress: z.object({
     state: z.enum(['pending', 'indexing', 'ready', 'error']),
     files_read: z.number(),

@@ -17,6 +17,8 @@ export interface RunSource {
   captureDir: string | null;
   /** `X_reward_profiling.jsonl` beside `X.jsonl`: `gym eval profile`'s per-task figures (spec §5.6). */
   rewardProfileFile?: string | null;
+  /** `X_aggregate_metrics.json` beside `X.jsonl`: the collector's per-agent metrics (spec §5.6, §8.1). */
+  aggregateMetricsFile?: string | null;
   /** `X_materialized_inputs.jsonl` beside `X.jsonl`: the tasks dispatched (spec §8.1). */
   inputsFile?: string | null;
   /** Why this run has, or has not, the capture dir beside it when another rollouts file also claims it. */
@@ -72,10 +74,20 @@ export function inputsSibling(rolloutsFile: string): string {
   return rolloutsFile.replace(/\.jsonl$/, INPUTS_SUFFIX);
 }
 
+/** `gym eval run --output X.jsonl` (and `gym eval aggregate`) write `X_aggregate_metrics.json` (rollout_collection.py). */
+export function aggregateMetricsSibling(rolloutsFile: string): string {
+  return rolloutsFile.replace(/\.jsonl$/, '_aggregate_metrics.json');
+}
+
 /** The files NeMo Gym writes beside a rollouts file that belong to its run, those present. */
-async function siblingsOf(file: string): Promise<Pick<RunSource, 'failuresFile' | 'rewardProfileFile' | 'inputsFile'>> {
+async function siblingsOf(file: string): Promise<Pick<RunSource, 'failuresFile' | 'rewardProfileFile' | 'inputsFile' | 'aggregateMetricsFile'>> {
   const present = async (p: string) => ((await exists(p)) ? p : null);
-  return { failuresFile: await present(failuresSibling(file)), rewardProfileFile: await present(rewardProfileSibling(file)), inputsFile: await present(inputsSibling(file)) };
+  return {
+    failuresFile: await present(failuresSibling(file)),
+    rewardProfileFile: await present(rewardProfileSibling(file)),
+    inputsFile: await present(inputsSibling(file)),
+    aggregateMetricsFile: await present(aggregateMetricsSibling(file)),
+  };
 }
 
 export function isCaptureFileName(name: string): boolean {

@@ -45,6 +45,7 @@ export interface RunInfo {
   capture_dir_note: string | null;
   /** `gym eval profile`'s `X_reward_profiling.jsonl` beside the rollouts file, when present. */
   reward_profile_file: string | null;
+  aggregate_metrics_file: string | null;
   progress: RunProgress;
   totals: RunTotals;
 }
@@ -283,6 +284,7 @@ export class CallscopeIndex extends EventEmitter {
       capture_dir: r.captureDir,
       capture_dir_note: r.captureDirNote ?? null,
       reward_profile_file: r.rewardProfileFile ?? null,
+      aggregate_metrics_file: r.aggregateMetricsFile ?? null,
       progress: { ...this.progress.get(r.id)! },
       totals: this.totals(r.no, r.id),
     }));

@@ -62,7 +62,7 @@ const isBinary = (values: readonly number[]) => values.every((v) => v === 0 || v
 export function taskPassAtK(values: readonly number[], k: number): number | null {
   if (values.length === 0 || k > values.length) return null;
   if (isBinary(values)) {
-    const incorrect = values.reduce((n, v) => n + (v ? 0 : 1), 0);
+    const incorrect = values.reduce<number>((n, v) => n + (v ? 0 : 1), 0);
     return incorrect < k ? 1.0 : 1.0 - combRatio(incorrect, values.length, k);
   }
   return Math.max(...values.slice(0, k));

@@ -58,6 +58,12 @@ export const AgentTasksSchema = z.object({
     .record(z.string(), z.number())
     .describe("exactly NeMo Gym's compute_pass_majority_metrics for score accuracy = reward, without per_sample_aggregate (percentages)"),
   tasks: z.array(TaskGroupSchema),
+  task_prefix: z
+    .string()
+    .describe("the text every task's name starts with (a shared instruction, cut at a word), '' when none: views show the names without it"),
+  counts: z
+    .object({ zero_variance: z.number().int(), never: z.number().int(), some: z.number().int(), always: z.number().int(), partial: z.number().int(), failed: z.number().int(), rollouts: z.number().int() })
+    .describe("the agent's tasks by kind (all of them, whatever the filters); rollouts: those in its groups"),
   left_out: z
     .object({ no_reward: z.number().int(), no_index: z.number().int() })
     .describe("this agent's lines NeMo Gym's aggregation would not take: no numeric reward, no task or rollout index"),
@@ -103,6 +109,20 @@ function group(agent: string | null, taskIndex: number, rows: TaskRolloutRow[], 
   };
 }
 
+/** The words every name starts with, when there are two names or more and they share at least 24 characters. */
+export function sharedPrefix(names: (string | null)[]): string {
+  if (names.length < 2 || names.some((n) => n === null)) return '';
+  let prefix = names[0]!;
+  for (const n of names) {
+    let i = 0;
+    while (i < prefix.length && i < n!.length && prefix.charCodeAt(i) === n!.charCodeAt(i)) i++;
+    prefix = prefix.slice(0, i);
+    if (prefix.length < 24) return '';
+  }
+  const cut = prefix.search(/\s\S*$/); // back to the last whitespace: never half a word
+  return cut >= 24 ? prefix.slice(0, cut + 1) : '';
+}
+
 const failureKey = (agent: string | null, task: number | null) => `${agent ?? ''}\u0000${task ?? ''}`;
 
 /**
@@ -127,11 +147,23 @@ export function taskGroups(rows: Iterable<TaskRolloutRow>, failures: Iterable<{ 
   return [...agents].map(([agent, a]) => {
     const tasks = [...a.rows].sort(([x], [y]) => x - y).map(([taskIndex, list]) => group(agent, taskIndex, list, failed.get(failureKey(agent, taskIndex)) ?? 0));
     const { metrics, maxK } = passMajorityMetrics(tasks.map((t) => t.rewards));
+    const groups = tasks.map((t) => ({ ...t, partial: t.rollouts < maxK }));
+    const count = (f: (t: TaskGroup) => boolean) => groups.reduce((n, t) => n + (f(t) ? 1 : 0), 0);
     return {
       agent,
       max_k: maxK,
       metrics,
-      tasks: tasks.map((t) => ({ ...t, partial: t.rollouts < maxK })),
+      tasks: groups,
+      task_prefix: sharedPrefix(groups.map((t) => t.task)),
+      counts: {
+        zero_variance: count((t) => t.zero_variance),
+        never: count((t) => t.solved === 'never'),
+        some: count((t) => t.solved === 'some'),
+        always: count((t) => t.solved === 'always'),
+        partial: count((t) => t.partial),
+        failed: count((t) => t.failed_attempts > 0),
+        rollouts: groups.reduce((n, t) => n + t.rollouts, 0),
+      },
       left_out: { no_reward: a.noReward, no_index: a.noIndex },
     };
   });

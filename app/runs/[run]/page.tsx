@@ -3,6 +3,7 @@ import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { RolloutsView } from '@/components/rollouts/rollouts-view';
 import { RunHeader } from '@/components/rollouts/run-header';
+import { RunTabs } from '@/components/runs/run-tabs';
 import { TaskProfileCard } from '@/components/runs/task-profile';
 import { presentRollout } from '@/lib/api/present';
 import { RunIdSchema } from '@/lib/api/schemas';
@@ -34,6 +35,7 @@ export default async function RunPage({ params, searchParams }: Props) {
   return (
     <>
       <RunHeader run={run} />
+      <RunTabs run={run.id} active="rollouts" />
       {run.capture_dir_note ? (
         <p role="note" aria-label="Capture dir" className="mb-3 rounded-md border border-line bg-panel px-3 py-2 text-sm">
           {run.capture_dir_note}

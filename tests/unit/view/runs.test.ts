@@ -13,6 +13,7 @@ function run(id: string, over: Partial<RunTotals> = {}, source: Partial<RunInfo>
     capture_dir: null,
     capture_dir_note: null,
     reward_profile_file: null,
+    aggregate_metrics_file: null,
     progress: { state: 'ready', files_read: 1, bytes_read: 1, lines_read: 1, error: null },
     totals: {
       rollouts: 10, failed: 0, calls: 0, tokens_in: null, tokens_out: null, tokens_reasoning: null, tokens_total: null, cached_tokens: null, latency_sum: null,

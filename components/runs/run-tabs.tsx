@@ -1,0 +1,25 @@
+import Link from 'next/link';
+import { cn } from '@/components/ui/cn';
+
+const TABS = [
+  { key: 'rollouts', label: 'Rollouts', path: '' },
+  { key: 'tasks', label: 'Tasks', path: '/tasks' },
+] as const;
+
+/** The run's views: its rollouts and its task groups. */
+export function RunTabs({ run, active }: { run: string; active: (typeof TABS)[number]['key'] }) {
+  return (
+    <nav aria-label="run views" className="mb-4 flex gap-1 border-b border-line text-sm">
+      {TABS.map((t) => (
+        <Link
+          key={t.key}
+          href={`/runs/${encodeURIComponent(run)}${t.path}`}
+          aria-current={t.key === active ? 'page' : undefined}
+          className={cn('-mb-px border-b-2 border-transparent px-3 py-1.5 text-muted hover:text-fg', t.key === active && 'border-accent font-medium text-fg')}
+        >
+          {t.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
