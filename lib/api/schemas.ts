@@ -37,6 +37,10 @@ export const CompareQuerySchema = z.object({
     .string()
     .transform((s) => s.split(',').filter(Boolean))
     .pipe(z.array(RunIdSchema).min(1).max(8)),
+  pair_by: z
+    .enum(['index', 'task'])
+    .optional()
+    .describe("how task_changes pairs the first two runs' tasks: by _ng_task_index, or by what names the task (default: index when the runs are over the same tasks)"),
 });
 
 export const PointsQuerySchema = z.object({ runs: CompareQuerySchema.shape.runs, limit: z.coerce.number().int().min(1).max(50_000).default(50_000) }).strict();

@@ -14,6 +14,7 @@ import { ROLLOUT_INDEXES, dropRolloutIndexes, migrate } from './schema';
 import { CompareCache, compareRuns, type Comparison } from './compare';
 import { TaskCache, type TaskPage, type TaskPageQuery } from './tasks';
 import type { AgentTasks, TaskGroup } from '../rollouts/task-groups';
+import { taskChanges, type PairBy, type TaskChanges } from '../rollouts/task-changes';
 import { callBody, callsOfRollout, locateCall, readCaptureCalls, readRolloutLine, trajectoryPayloads, type CallBody } from './payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
 import { isJsonObject, type JsonObject } from '../capture/json';
@@ -499,10 +500,25 @@ export class CallscopeIndex extends EventEmitter {
     return { group, rollouts: rows, failures };
   }
 
-  compare(runIds: string[]): Comparison | null {
+  /**
+   * The comparison of runs, with each run's headline pass@k per agent and the tasks whose pass@1 changed from the
+   * first run to the second: paired by task index when the runs are over the same tasks, else by what names the
+   * task (or as `pairBy` says).
+   */
+  compare(runIds: string[], pairBy?: PairBy): ComparisonWithTasks | null {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;
-    return compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no, inputsFile: r!.inputsFile ?? null })), this.compareCache);
+    const comparison = compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no, inputsFile: r!.inputsFile ?? null })), this.compareCache);
+    const groups = runIds.map((id) => this.taskGroups(id) ?? []);
+    const pass = groups.map((agents, i) => ({ run: runIds[i], agents: agents.map((a) => ({ agent: a.agent, max_k: a.max_k, tasks: a.tasks.length, metrics: a.metrics })) }));
+    let changes: (TaskChanges & { agent_a: string | null; agent_b: string | null }) | null = null;
+    const [ga, gb] = groups;
+    if (gb && ga.length && gb.length) {
+      const a = ga.find((x) => gb.some((y) => y.agent === x.agent)) ?? ga[0];
+      const b = gb.find((y) => y.agent === a.agent) ?? gb[0];
+      changes = { ...taskChanges(a, b, pairBy ?? (comparison.task_relation.same ? 'index' : 'task')), agent_a: a.agent, agent_b: b.agent };
+    }
+    return { ...comparison, pass_at_k: pass, task_changes: changes };
   }
 
   private async rolloutLine(pk: number): Promise<JsonObject | null> {
@@ -549,6 +565,13 @@ export interface CallRow {
   ttft_ms: number | null;
   tool_calls: number | null;
 }
+
+export type ComparisonWithTasks = Comparison & {
+  /** Each run's NeMo Gym pass@k metrics per agent (lib/rollouts/task-groups.ts). */
+  pass_at_k: { run: string; agents: { agent: string | null; max_k: number; tasks: number; metrics: Record<string, number> }[] }[];
+  /** The tasks whose pass@1 changed from the first run to the second; null with one run or no task groups. */
+  task_changes: (TaskChanges & { agent_a: string | null; agent_b: string | null }) | null;
+};
 
 export interface TaskDetail {
   group: TaskGroup;
