@@ -7,8 +7,9 @@
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
 
-// 12: run totals carry the agents, and totals stored by 11 (run_stats) have none.
-export const SCHEMA_VERSION = 12;
+// 12: run totals carry the agents, and totals stored by 11 (run_stats) have none. 13: a line's answers also read
+// from ground_truth / extracted_final_answer, and its outcome holds browsecomp's fields (rollout-line.ts).
+export const SCHEMA_VERSION = 13;
 
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {

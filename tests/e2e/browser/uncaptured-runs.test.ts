@@ -28,7 +28,7 @@ beforeAll(async () => {
   session = await openSession('uncaptured', (dir) => {
     const results = path.join(dir, 'results');
     mkdirSync(results);
-    for (const f of ['string_match.jsonl', 'hermes_agent_math.jsonl', 'anyswe_claude_code.jsonl']) copyFileSync(path.join(FIXTURES.dir, f), path.join(results, f));
+    for (const f of ['string_match.jsonl', 'hermes_agent_math.jsonl', 'anyswe_claude_code.jsonl', 'browsecomp.jsonl']) copyFileSync(path.join(FIXTURES.dir, f), path.join(results, f));
     return [results];
   });
 }, 600_000);
@@ -94,6 +94,32 @@ describe('a run collected without capture', () => {
     const stats = (await page.locator('dl').first().textContent()) ?? '';
     expect(stats).toMatch(/Callsunknown/);
     expect(stats).toMatch(/Errorsunknown/);
+  });
+
+  it("a judge-graded search agent (browsecomp): the question as the prompt, ground_truth and the judge's extracted_final_answer as the answers", async () => {
+    const all = lines(path.join(FIXTURES.dir, 'browsecomp.jsonl'));
+    const line = all.find((l) => l.reward === 0 && l.extracted_final_answer !== 'None')!;
+    const key = `${line._ng_task_index}-${line._ng_rollout_index}`;
+    const table = await visit('/runs/browsecomp', (p) => p.getByRole('heading', { level: 1, name: 'browsecomp' }).waitFor());
+    const row = table.getByRole('row').filter({ has: table.getByRole('link', { name: key, exact: true }) });
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain(String(line.question).slice(0, 40));
+    expect(text).toContain(String(line.ground_truth));
+    expect(text).toContain(String(line.extracted_final_answer));
+    const page = await visit(`/runs/browsecomp/rollouts/${key}`, (p) => p.getByRole('heading', { level: 1, name: key }).waitFor());
+    const evidence = page.getByLabel('reward evidence');
+    await expect.poll(async () => (await evidence.textContent()) ?? '').toContain(`expected ${line.ground_truth} · extracted ${line.extracted_final_answer}`);
+    const said = (await evidence.textContent()) ?? '';
+    expect(said).toContain(`Prompt${String(line.question).slice(0, 80)}`);
+    expect(said).toContain(`num tool calls: ${line.num_tool_calls}`);
+    // The conversation: the question, the searches, and the final answer.
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    await conversation.getByText(String(line.question).slice(0, 60), { exact: false }).first().waitFor();
+    const output = line.response!.output as { type: string; name?: string; content?: { text: string }[] }[];
+    expect(output.some((o) => o.type === 'function_call' && o.name === 'search')).toBe(true);
+    const answer = /Exact Answer: [^\n]+/.exec(output[output.length - 1].content![0].text)![0];
+    await conversation.getByText(answer, { exact: false }).first().waitFor();
   });
 
   it('a coding agent\'s outcome: resolved or not, timeouts, error kinds', async () => {
