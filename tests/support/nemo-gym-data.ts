@@ -55,9 +55,17 @@ export const NEMO_GYM_DATA_DIR = process.env.CALLSCOPE_NEMO_GYM_DATA || path.joi
 /** The format spec (nemo-gym-capture.md), read by the tests that hold our tables to it where it is present. */
 export const SPEC_FILE = process.env.CALLSCOPE_SPEC || path.join(SHARED, 'spec', 'nemo-gym-capture.md');
 
+// The marks of the tests a fresh clone skips: .ci/run's fresh-clone check finds them by these strings in the
+// reported titles (a describe title that holds REAL_TIER_MARK, a test title that holds SPEC_TIER_MARK), and a unit
+// test holds .ci/run to these constants.
+/** The start of the real tier's describe titles. */
+export const REAL_TIER_MARK = 'real NeMo Gym files (';
+/** Ends the titles of the tests that read the spec. */
+export const SPEC_TIER_MARK = '(the spec beside the checkout; skipped where it is absent)';
+
 const shown = process.env.CALLSCOPE_NEMO_GYM_DATA ? `CALLSCOPE_NEMO_GYM_DATA=${NEMO_GYM_DATA_DIR}` : path.relative(ROOT, NEMO_GYM_DATA_DIR);
 export const FIXTURES = tier('fixtures', NEMO_GYM_FIXTURES_DIR, ALL_SHAPES, (s) => SHAPES[s].fixture, () => 'NeMo Gym-shaped fixtures (tests/fixtures/nemo-gym)');
-export const REAL = tier('real', NEMO_GYM_DATA_DIR, REAL_SHAPES, (s) => SHAPES[s].real, (present) => `real NeMo Gym files (${shown}${present ? '' : ' not present: skipped'})`);
+export const REAL = tier('real', NEMO_GYM_DATA_DIR, REAL_SHAPES, (s) => SHAPES[s].real, (present) => `${REAL_TIER_MARK}${shown}${present ? '' : ' not present: skipped'})`);
 
 /** Both tiers: `for (const data of TIERS) describe.skipIf(!data.present)(data.title, ...)`. */
 export const TIERS = [FIXTURES, REAL] as const;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonFloat, keysOf, parsePython, serialize, type JsonValue } from '../../lib/capture/json';
 import { nemoGymFixtures } from '../../scripts/make-nemo-gym-fixtures';
 import { dumps, float, type Py } from '../../scripts/nemo-gym-fixtures/py-json';
-import { ALL_SHAPES, FIXTURES, REAL, REAL_SHAPES, SHAPES, type NemoGymData, type RealShape, type Shape } from '../support/nemo-gym-data';
+import { ALL_SHAPES, FIXTURES, REAL, REAL_SHAPES, REAL_TIER_MARK, SHAPES, SPEC_TIER_MARK, type NemoGymData, type RealShape, type Shape } from '../support/nemo-gym-data';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(file, 'utf8');
@@ -207,5 +207,13 @@ describe('the repository carries what its tests need', () => {
       }
     }
     expect(found).toEqual(['tests/support/nemo-gym-data.ts: 1']);
+  });
+
+  it(".ci/run's fresh-clone check finds the tiers a clone skips by the marks the tests carry", () => {
+    // .ci/run is a shell script with an inline node check: it cannot import the marks, so it holds them as text.
+    const ci = read(path.join(ROOT, '.ci/run'));
+    expect(ci).toContain(`ancestorTitles.some((title) => title.includes('${REAL_TIER_MARK}'))`);
+    expect(ci).toContain(`t.title.includes('${SPEC_TIER_MARK}')`);
+    expect(REAL.title.startsWith(REAL_TIER_MARK)).toBe(true);
   });
 });
