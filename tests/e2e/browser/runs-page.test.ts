@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, openPage, problems, settle, type TrackedPage } from '../../support/browser';
+import { apiJson, expectClean, openPage, type TrackedPage } from '../../support/browser';
 import { SHAPES } from '../../support/nemo-gym-data';
 import type { Served } from '../../support/server';
 import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
@@ -48,8 +48,7 @@ afterAll(() => closeSession(session));
 beforeEach(() => {
   t.reset();
   return async () => {
-    await settle(t.page);
-    expect(problems(t)).toEqual(CLEAN);
+    await expectClean(t);
   };
 });
 
@@ -190,8 +189,7 @@ describe('dates', () => {
       const row = viewer.page.getByRole('row').filter({ has: viewer.page.getByRole('link', { name: first.rollout_id!, exact: true }) }).first();
       await row.locator('time').filter({ hasText: text }).waitFor();
       expect(await row.locator('time').first().getAttribute('title')).toMatch(/^2026-\d\d-\d\dT[\d:.]+Z \(UTC\)$/);
-      await settle(viewer.page);
-      expect(problems(viewer)).toEqual(CLEAN);
+      await expectClean(viewer);
     } finally {
       await viewer.close();
     }
