@@ -3,7 +3,7 @@
 //
 // Why not the system stack it had: on Linux every family name and every size/weight of a system font costs
 // Chromium's renderer a synchronous round trip to the browser process (family match, then render style per
-// strike): 22 such calls in a trace of a rollout page's load, none with these. When the browser process is
+// strike): many such calls in a trace of a rollout page's load, none with these. When the browser process is
 // busy, the page's first layout waits on them; in traces that was most of the rollout page's longest task
 // (see the README's browser figures). A glyph these fonts lack costs the same lookup, so the pages' own text
 // uses none (an e2e test checks: tests/e2e/browser/pages.test.ts).

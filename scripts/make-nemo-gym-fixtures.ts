@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Rng } from '../lib/demo/random';
 import { anysweClaudeCode } from './nemo-gym-fixtures/anyswe';
+import { browsecomp } from './nemo-gym-fixtures/browsecomp';
 import { hermesMath } from './nemo-gym-fixtures/hermes';
 import { dumps, type Py, type Style } from './nemo-gym-fixtures/py-json';
 import { mcqa, stringMatch } from './nemo-gym-fixtures/simple';
@@ -35,6 +36,7 @@ const FILES: Record<string, FixtureFile> = {
   'anyswe_claude_code.jsonl': { rows: anysweClaudeCode, style: 'compact', finalNewline: true },
   'workplace_assistant.jsonl': { rows: workplaceAssistant, style: 'spaced', finalNewline: false },
   'tau2.jsonl': { rows: tau2, style: 'compact', finalNewline: true },
+  'browsecomp.jsonl': { rows: browsecomp, style: 'compact', finalNewline: true },
 };
 
 /** Every fixture file's name and bytes. */

@@ -31,8 +31,8 @@ export function CallView({ apiHref, stored, prevHref, nextHref, compare }: CallV
   const shown = record.status === 'ready';
   // The neighbouring calls (j/k) are prefetched once this call's payloads are shown, when the browser is idle:
   // prefetched by their links at hydration, their server renders went first and the payload request waited
-  // behind them; prefetched in the effects of the render that shows the payload, the router's work (10–50 ms)
-  // ran before that render's first paint.
+  // behind them; prefetched in the effects of the render that shows the payload, the router's work ran before
+  // that render's first paint.
   useEffect(() => {
     if (!shown) return;
     const prefetch = () => {

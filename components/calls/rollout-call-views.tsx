@@ -38,8 +38,8 @@ const loadViews = (): Promise<Views> =>
   }));
 
 // The timeline's layout is computed, then the timeline, the three charts and the table mount, one per task, so
-// that no single task lays out and draws all of them (at 30,000 calls each costs tens of milliseconds; together
-// they made 300 ms long tasks). Stage k shows: 2 the timeline, 3–5 the charts one by one, 6 the table.
+// that no single task lays out and draws all of them (over tens of thousands of calls each is a sizeable task;
+// together they made long tasks). Stage k shows: 2 the timeline, 3–5 the charts one by one, 6 the table.
 const STAGES = 6;
 
 /**
@@ -95,7 +95,7 @@ export function RolloutCallViews({ run, rollout, n, version }: { run: string; ro
   useEffect(() => {
     if (n === 0) return;
     const abort = new AbortController();
-    // In parts, each received and parsed in a task of its own (one 4 MB answer at 30,000 calls made a long task).
+    // In parts, each received and parsed in a task of its own (one answer for a large rollout made a long task).
     const part = async (fields: readonly string[]) => {
       const res = await fetch(`${rolloutApiHref(run, rollout)}/calls?fields=${fields.join(',')}`, { signal: abort.signal });
       if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);

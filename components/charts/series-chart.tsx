@@ -10,7 +10,7 @@ const RechartsSeriesChart = dynamic(() => import('./recharts-series-chart').then
 
 /**
  * Above this many calls a chart is drawn on a canvas: SVG with one element per bar and layer costs a long task
- * (150–230 ms for three charts of 1,000 calls in bench:ui) where the canvas draws in a few milliseconds.
+ * (three charts of a thousand calls in bench:ui) where the canvas draws at once.
  */
 export const CANVAS_THRESHOLD = 300;
 

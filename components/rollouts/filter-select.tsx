@@ -2,8 +2,7 @@
 
 import { useId } from 'react';
 import { cn } from '@/components/ui/cn';
-
-export const controlClass = 'h-8 rounded-md border border-line bg-bg px-2 text-sm text-fg focus-visible:outline-2 focus-visible:outline-accent';
+import { controlClass } from '@/components/ui/control';
 
 type Option = string | [value: string, label: string, title?: string, group?: string];
 

@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useState } from 'react';
 import { cn } from '@/components/ui/cn';
-import { controlClass } from './filter-select';
+import { controlClass } from '@/components/ui/control';
 
 /** A number input that applies on Enter or when it loses focus (not on every keystroke). */
 export function NumberFilter({ label, value, onChange, step = 'any', integer = false, placeholder }: { label: string; value: number | undefined; onChange: (v: number | null) => void; step?: string; integer?: boolean; placeholder?: string }) {

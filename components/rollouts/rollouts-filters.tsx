@@ -2,11 +2,11 @@
 
 import { X } from 'lucide-react';
 import { Button } from '@/components/ui/button';
+import { SearchBox } from '@/components/ui/search-box';
 import { DIALECTS, DIALECT_INFO, ERROR_CATEGORIES, ERROR_CATEGORY_INFO, GAP_CODES, GAP_GROUP_TITLES, gapLabel } from '@/lib/capture/vocabulary';
 import { activeFilters, type RolloutView } from '@/lib/view/table';
 import { FilterSelect } from './filter-select';
 import { NumberFilter } from './number-filter';
-import { SearchBox } from './search-box';
 import type { ViewPatch } from './use-rollout-view';
 
 const GAP_OPTIONS = Object.entries(GAP_CODES).map(([code, g]) => [code, gapLabel(code), `${g.title}: ${g.meaning}`, GAP_GROUP_TITLES[g.group]] as [string, string, string, string]);
@@ -24,7 +24,7 @@ const CLEARED: ViewPatch = { q: null, model_server: null, dialect: null, error_c
 export function RolloutsFilters({ view, setView, modelServers, unreadableLines }: { view: RolloutView; setView: (patch: ViewPatch) => void; modelServers: string[]; unreadableLines: number }) {
   return (
     <div role="search" aria-label="filter rollouts" className="flex flex-wrap items-end gap-x-3 gap-y-2">
-      <SearchBox value={view.q} onChange={(q) => setView({ q })} />
+      <SearchBox label="Search" placeholder="id, task, agent…" value={view.q} onChange={(q) => setView({ q })} debounceMs={350} className="w-44" />
       <FilterSelect label="Model server" value={view.model_server} options={modelServers} onChange={(v) => setView({ model_server: v })} />
       <FilterSelect label="Dialect" value={view.dialect} options={DIALECT_OPTIONS} onChange={(v) => setView({ dialect: v as RolloutView['dialect'] | null })} />
       <FilterSelect label="Error category" value={view.error_category} options={ERROR_OPTIONS} onChange={(v) => setView({ error_category: v as RolloutView['error_category'] | null })} />

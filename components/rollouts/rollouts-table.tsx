@@ -51,10 +51,10 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
 
   // Table elements laid out as a grid of flex rows, each placed absolutely: a row scrolled in or out is the only
   // thing laid out and painted again (in table layout, every row added or removed re-laid and repainted the whole
-  // table on each scroll frame: about 30 ms a frame over 1M calls, 30 frames a second). The explicit roles keep the
+  // table on each scroll frame, so the 1M-call table scrolled at a low frame rate). The explicit roles keep the
   // table semantics that CSS display would drop. The body is size-contained (its height is the virtualizer's), and a
   // cell has no clip and no wrapper element: a clip per cell is a paint chunk per cell, and in a trace of a scroll
-  // (CPU slowed 4×, ad hoc) merging those chunks into layers took half as long without them; the cells whose content can
+  // (CPU throttled) merging those chunks into layers took much less time without them; the cells whose content can
   // overflow (rollout id, gaps, model servers) clip it themselves.
   return (
     <div ref={scroller} className={cx('h-[calc(100vh-300px)] min-h-[420px] overflow-auto rounded-lg border border-line transition-opacity', busy && 'opacity-60')}>

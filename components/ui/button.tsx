@@ -11,7 +11,7 @@ const SIZES = { md: 'h-8 px-3', sm: 'h-7 px-2' } as const;
 
 /**
  * The classes of a button, for links that look like one. Variants and sizes never conflict with the base, so
- * tailwind-merge (whose first call costs tens of ms) runs only for a caller's `className`.
+ * tailwind-merge (whose first call is slow: it builds its class tables) runs only for a caller's `className`.
  */
 export function buttonClass(variant: keyof typeof VARIANTS = 'outline', className?: string, size: keyof typeof SIZES = 'md'): string {
   return (className ? cn : cx)(

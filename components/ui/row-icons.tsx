@@ -2,8 +2,8 @@ import type { ReactNode } from 'react';
 
 // The few icons drawn on every row of the payload tree, as plain SVG with lucide's shapes and attributes.
 // A lucide-react icon is two forwardRef components, a context read and an attribute-building pass per
-// instance; a tree mounts three per row, which showed as ~20 ms of the render that first shows a payload
-// (profiled on a loaded machine).
+// instance; a tree mounts three per row, which showed as a visible part of the render that first shows a
+// payload (profiled on a loaded machine).
 
 function Svg({ name, size, children }: { name: string; size: number; children: ReactNode }) {
   return (

@@ -1,8 +1,8 @@
 // Marks the dashboard's start-up JavaScript chunks with V8's explicit compile hint (`//# allFunctionsCalledOnLoad`
 // as a script's first line, Chrome 136+). Without it V8 compiles each function on its first call, on the main
 // thread: when a page starts, the module factories of React DOM, the Next router and our client components
-// are all first called in one task, and compiling them was most of that task (270 of 320 ms in a traced load
-// of the rollout page, a long task on every load). With the hint, Chromium compiles the chunk while it
+// are all first called in one task, and compiling them was most of that task (in a traced load of the
+// rollout page, a long task on every load). With the hint, Chromium compiles the chunk while it
 // streams the script in, off the main thread. Browsers without the hint read a comment.
 // Only the chunks a page loads at start are marked (the framework's, and each route's entry chunks, from the
 // build's manifests): chunks loaded later for one view (charts, tables, recharts) keep compiling lazily, since

@@ -611,8 +611,8 @@ export class Ingestor {
   }
 
   /**
-   * One call row, its 29 values as arguments: binding an array reads its elements one by one (~20% slower), and a
-   * spread call copies them into a new arguments array first (about 230 bytes of garbage a call).
+   * One call row, its 29 values as arguments: binding an array reads its elements one by one (measurably slower),
+   * and a spread call copies them into a new arguments array first (garbage on every call).
    */
   private insertCallRow(v: unknown[]): void {
     this.stmt.insertCall.run(

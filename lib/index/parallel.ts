@@ -39,8 +39,7 @@ export const DEFAULT_SLICE_BYTES = 4 << 20;
 export const FILES_PER_JOB = 32;
 /**
  * Jobs in flight per worker: keeps workers busy while the main thread writes (or runs a job itself), and bounds
- * held results. A cold ingest of 1M calls (ad hoc, two interleaved runs each): 9.5–9.9 s with 8, 10.1 s with 4,
- * 10.6 s with 2; 16 no better than 8; peak RSS 370–390 MB for all.
+ * held results. In a cold ingest of 1M calls fewer were slower and more no faster, at the same peak memory.
  */
 const JOBS_PER_WORKER = 8;
 const START_TIMEOUT_MS = 20_000;
@@ -50,7 +49,7 @@ export function workerCount(options: IngestOptions): number {
   const env = process.env.CALLSCOPE_INGEST_WORKERS;
   if (env !== undefined && env !== '' && Number.isInteger(Number(env)) && Number(env) >= 0) return Number(env);
   // One core stays for the main thread, which writes every result to SQLite; more threads than cores was
-  // measured slower (a 2-core machine with 2 workers: 37.9 s against 23.9 s single-thread on 1.9 GB).
+  // measured slower (a 2-core machine with 2 workers, against one thread).
   return Math.max(0, Math.min(availableParallelism() - 1, 4));
 }
 

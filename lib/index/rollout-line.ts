@@ -21,7 +21,12 @@ const ATTACHED_CALLS = 'ng_model_call_capture.calls';
 
 // What names the task, by meaning (an id, else the question asked); the answers are searched, never the task.
 const TASK_FIELDS = ['task_id', 'instance_id', 'problem_id', 'question'];
-const SEARCHED_FIELDS = [...TASK_FIELDS, 'expected_answer', 'extracted_answer'];
+// What the resource server compared, under the names NeMo Gym's servers give them, the first one not null winning:
+// most write expected_answer / extracted_answer; browsecomp (and the judge-graded search servers) ground_truth and
+// the judge's extracted_final_answer.
+const EXPECTED_FIELDS = ['expected_answer', 'ground_truth'];
+const EXTRACTED_FIELDS = ['extracted_answer', 'extracted_final_answer'];
+const SEARCHED_FIELDS = [...TASK_FIELDS, ...EXPECTED_FIELDS, ...EXTRACTED_FIELDS];
 
 export interface RolloutAttachment {
   /** The number of calls (objects) in the attachment. */
@@ -63,7 +68,7 @@ export interface RolloutLine {
   usage: ResponseUsage | null;
   /** The task's prompt: the first user message of `responses_create_params.input` (truncated), or null. */
   prompt: string | null;
-  /** What the resource server compared: the line's `expected_answer` and `extracted_answer` (as text, truncated). */
+  /** What the resource server compared: the line's EXPECTED_FIELDS and EXTRACTED_FIELDS (as text, truncated). */
   expected: string | null;
   extracted: string | null;
   /** The outcome fields the line has (OUTCOME_FIELDS), as a JSON object; null with none. */
@@ -72,12 +77,13 @@ export interface RolloutLine {
 
 /**
  * Fields NeMo Gym's resource servers and agents write that say how a rollout ended (swe: resolved, patch_exists,
- * agent_timed_out, eval_timed_out, agent_error_kind, error_kind; math agents: finished_naturally, turns_used; others:
+ * agent_timed_out, eval_timed_out, agent_error_kind, error_kind; math agents: finished_naturally, turns_used;
+ * browsecomp: num_tool_calls, reset_count (context resets), agent_error (a failed sample scored 0); others:
  * context_length_exceeded_error), kept when they are scalars.
  */
 export const OUTCOME_FIELDS = [
-  'resolved', 'patch_exists', 'finished_naturally', 'turns_used', 'agent_timed_out', 'eval_timed_out', 'context_length_exceeded_error',
-  'agent_error_kind', 'error_kind', 'mask_sample',
+  'resolved', 'patch_exists', 'finished_naturally', 'turns_used', 'num_tool_calls', 'reset_count', 'agent_timed_out', 'eval_timed_out',
+  'context_length_exceeded_error', 'agent_error_kind', 'error_kind', 'agent_error', 'mask_sample',
 ] as const;
 
 const PROMPT_CHARS = 1000;
@@ -102,6 +108,15 @@ export function promptOf(params: JsonValue | undefined): string | null {
       const text = contentText(item.content);
       if (text) return text.slice(0, PROMPT_CHARS);
     }
+  }
+  return null;
+}
+
+/** The first of `fields` the line has (not null), as text. */
+function firstAnswer(row: JsonObject, fields: readonly string[]): string | null {
+  for (const k of fields) {
+    const text = answerText(row[k]);
+    if (text !== null) return text;
   }
   return null;
 }
@@ -204,8 +219,8 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
     attachment,
     usage: isJsonObject(row.response) ? lineUsage(row.response.usage) : null,
     prompt,
-    expected: answerText(row.expected_answer),
-    extracted: answerText(row.extracted_answer),
+    expected: firstAnswer(row, EXPECTED_FIELDS),
+    extracted: firstAnswer(row, EXTRACTED_FIELDS),
     outcome: outcomeOf(row),
   };
 }

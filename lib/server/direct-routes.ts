@@ -110,8 +110,8 @@ async function call(index: CallscopeIndex, m: RegExpExecArray, req: IncomingMess
 
 /**
  * Copies a byte span to the response through two reused 1 MiB buffers: one is read while the other is being
- * written. A read stream allocates a new buffer per chunk, and in a process holding Next.js the external
- * memory pressure of 256 of them per 256 MB line triggered a full GC every few dozen MB.
+ * written. A read stream allocates a new buffer per chunk, and in a process holding Next.js that external
+ * memory pressure triggered full GCs over and over while a large line was sent.
  */
 async function pump(file: promises.FileHandle, start: number, length: number, res: ServerResponse): Promise<void> {
   const buffers = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)];

@@ -1,9 +1,10 @@
 // One call's request and response as a conversation, whatever the dialect (spec §7): Responses `input` and
 // `output` items, Chat `messages` and `choices[0].message`, Anthropic `system`, `messages` and response
 // `content` blocks all become messages made of parts (text, reasoning, tool calls, tool results, media, and
-// anything else kept as JSON). Every message and part carries its JSON pointer into the call record, so the
-// view can link into the payload tree. Payload strings stay strings: nothing here produces markup.
+// anything else kept as JSON). Every message and part carries its JSON pointer into the call record (or into
+// the document `at` names, a rollout line), so the view can link into the payload tree. Payload strings stay strings: nothing here produces markup.
 import { childPointer } from './json-pointer';
+import { isObj, type Obj } from './json-object';
 
 export type Part =
   | { kind: 'text'; pointer: string; text: string; refusal?: boolean }
@@ -29,8 +30,6 @@ export interface Conversation {
   notes: string[];
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const textOf = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : JSON.stringify(v, null, 2));
 
@@ -142,9 +141,9 @@ function responsesItem(item: unknown, p: string): { role: string; parts: Part[] 
   }
 }
 
-function responsesMessages(req: Obj, resp: Obj): ConversationMessage[] {
+function responsesMessages(req: Obj, resp: Obj, at: Bases): ConversationMessage[] {
   const out: ConversationMessage[] = [];
-  if (typeof req.instructions === 'string') out.push({ role: 'system', source: 'request', pointer: '/request/instructions', parts: [{ kind: 'text', pointer: '/request/instructions', text: req.instructions }] });
+  if (typeof req.instructions === 'string') out.push({ role: 'system', source: 'request', pointer: `${at.request}/instructions`, parts: [{ kind: 'text', pointer: `${at.request}/instructions`, text: req.instructions }] });
   const push = (source: ConversationMessage['source'], item: unknown, p: string) => {
     const { role, parts } = responsesItem(item, p);
     const last = out[out.length - 1];
@@ -152,9 +151,9 @@ function responsesMessages(req: Obj, resp: Obj): ConversationMessage[] {
     if (last && last.source === source && last.role === 'assistant' && role === 'assistant') last.parts.push(...parts);
     else out.push({ role, source, pointer: p, parts });
   };
-  if (typeof req.input === 'string') push('request', req.input, '/request/input');
-  else if (Array.isArray(req.input)) req.input.forEach((item, i) => push('request', item, `/request/input/${i}`));
-  if (Array.isArray(resp.output)) resp.output.forEach((item, i) => push('response', item, `/response/output/${i}`));
+  if (typeof req.input === 'string') push('request', req.input, `${at.request}/input`);
+  else if (Array.isArray(req.input)) req.input.forEach((item, i) => push('request', item, `${at.request}/input/${i}`));
+  if (Array.isArray(resp.output)) resp.output.forEach((item, i) => push('response', item, `${at.response}/output/${i}`));
   return out;
 }
 
@@ -180,11 +179,11 @@ function chatMessage(m: unknown, p: string, source: ConversationMessage['source'
   return { role, source, pointer: p, parts };
 }
 
-function chatMessages(req: Obj, resp: Obj, notes: string[]): ConversationMessage[] {
-  const out = Array.isArray(req.messages) ? req.messages.map((m, i) => chatMessage(m, `/request/messages/${i}`, 'request')) : [];
+function chatMessages(req: Obj, resp: Obj, notes: string[], at: Bases): ConversationMessage[] {
+  const out = Array.isArray(req.messages) ? req.messages.map((m, i) => chatMessage(m, `${at.request}/messages/${i}`, 'request')) : [];
   if (Array.isArray(resp.choices) && resp.choices.length) {
     const first = resp.choices[0];
-    if (isObj(first) && isObj(first.message)) out.push(chatMessage(first.message, '/response/choices/0/message', 'response'));
+    if (isObj(first) && isObj(first.message)) out.push(chatMessage(first.message, `${at.response}/choices/0/message`, 'response'));
     if (resp.choices.length > 1) notes.push(`The response has ${resp.choices.length} choices; the conversation shows the first (the record's tool calls come from all of them).`);
   }
   return out;
@@ -192,12 +191,12 @@ function chatMessages(req: Obj, resp: Obj, notes: string[]): ConversationMessage
 
 // --- Anthropic Messages ---------------------------------------------------------------------------------
 
-function anthropicMessages(req: Obj, resp: Obj): ConversationMessage[] {
+function anthropicMessages(req: Obj, resp: Obj, at: Bases): ConversationMessage[] {
   const out: ConversationMessage[] = [];
-  if (req.system !== undefined && req.system !== null) out.push({ role: 'system', source: 'request', pointer: '/request/system', parts: contentParts(req.system, '/request/system') });
+  if (req.system !== undefined && req.system !== null) out.push({ role: 'system', source: 'request', pointer: `${at.request}/system`, parts: contentParts(req.system, `${at.request}/system`) });
   if (Array.isArray(req.messages)) {
     req.messages.forEach((m, i) => {
-      const p = `/request/messages/${i}`;
+      const p = `${at.request}/messages/${i}`;
       if (!isObj(m)) {
         out.push({ role: 'unknown', source: 'request', pointer: p, parts: [{ kind: 'other', pointer: p, type: typeof m, value: m }] });
         return;
@@ -207,7 +206,7 @@ function anthropicMessages(req: Obj, resp: Obj): ConversationMessage[] {
       out.push({ role, source: 'request', pointer: p, parts });
     });
   }
-  if (Array.isArray(resp.content)) out.push({ role: str(resp.role) ?? 'assistant', source: 'response', pointer: '/response', parts: contentParts(resp.content, '/response/content') });
+  if (Array.isArray(resp.content)) out.push({ role: str(resp.role) ?? 'assistant', source: 'response', pointer: at.response, parts: contentParts(resp.content, `${at.response}/content`) });
   return out;
 }
 
@@ -227,7 +226,14 @@ function nameToolResults(messages: ConversationMessage[]): void {
   }
 }
 
-export function normalizeConversation(dialect: string | null, request: unknown, response: unknown): Conversation {
+/** Where the request and the response sit in the document the pointers address: a call record by default. */
+export interface Bases {
+  request: string;
+  response: string;
+}
+const RECORD: Bases = { request: '/request', response: '/response' };
+
+export function normalizeConversation(dialect: string | null, request: unknown, response: unknown, at: Bases = RECORD): Conversation {
   const d = inferDialect(dialect, request, response);
   const req = isObj(request) ? request : {};
   const resp = isObj(response) ? response : {};
@@ -235,7 +241,7 @@ export function normalizeConversation(dialect: string | null, request: unknown, 
   if (!isObj(request)) notes.push('The request is not a JSON object (see the raw line for its text, if any).');
   if (!isObj(response)) notes.push('No response object was stored for this call (an error, a transport failure, or an unparseable body).');
   else if (isObj(resp.error)) notes.push(`The response carries an error: ${textOf(resp.error.message ?? resp.error)}`);
-  const messages = d === 'responses' ? responsesMessages(req, resp) : d === 'messages' ? anthropicMessages(req, resp) : chatMessages(req, resp, notes);
+  const messages = d === 'responses' ? responsesMessages(req, resp, at) : d === 'messages' ? anthropicMessages(req, resp, at) : chatMessages(req, resp, notes, at);
   nameToolResults(messages);
   return { dialect: d, messages, tools: offeredTools(req), notes };
 }

@@ -4,6 +4,7 @@
 // request (system prompt, tools, sampling parameters) is compared as JSON and listed change by change. When
 // neither request has a message list, the whole request is diffed that way.
 import { childPointer } from './json-pointer';
+import { isObj, type Obj } from './json-object';
 
 export interface JsonChange {
   pointer: string;
@@ -30,8 +31,6 @@ export interface RequestDelta {
   truncated: boolean;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -5,7 +5,7 @@ export const DASH = '—';
 
 /**
  * An integer with en-US thousands separators, as `toLocaleString('en-US')` writes it, without Intl: the
- * first Intl call of a page loads ICU's locale data, which took 30–120 ms of the task that hydrates a page.
+ * first Intl call of a page loads ICU's locale data, a sizeable part of the task that hydrates a page.
  * Anything but a safe integer (fractions, -0, huge values) still goes through Intl.
  */
 export function groupDigits(n: number): string {

@@ -2,8 +2,8 @@
 // 12345678901234567000 (a different value); the payload views show what the stored line says. parseKeepingNumbers
 // records, per containing object or array, the source text of each number that JavaScript would print otherwise
 // (JSON.parse source text access, `context.source`: Chromium 114+, Firefox 135+, Safari 18.4+; without it numbers
-// show as JavaScript prints them). A reviver costs up to 12× the parse on a structure-heavy payload (370 ms for 10 MB
-// on this machine), so it runs only when the text holds a number that prints differently: any such number up to
+// show as JavaScript prints them). A reviver costs many times the parse on a structure-heavy payload, so it runs
+// only when the text holds a number that prints differently: any such number up to
 // 1 MB, and above that only integers of 16 or more digits, whose value JavaScript cannot hold.
 const SOURCES = new WeakMap<object, Map<string, string>>();
 

@@ -77,7 +77,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 
 export function utf8Length(s: string): number {
   // Most payload text is ASCII: one native regex scan instead of a JS loop over every character (the tree
-  // classifies every string it shows, and cold, that loop cost tens of ms on a 1 MB request).
+  // classifies every string it shows, and cold, that loop was a visible cost on a large request).
   if (ASCII.test(s)) return s.length;
   let n = 0;
   for (let i = 0; i < s.length; i++) {

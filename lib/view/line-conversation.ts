@@ -2,20 +2,10 @@
 // (its `input`: the task's messages) and `response` the agent's final Responses object (its `output`: messages,
 // function calls and their outputs, reasoning). For a run collected without capture this is the whole trajectory
 // there is. The messages point into the line (`/line/...`), so each opens its node in the rollout line's tree.
-import { normalizeConversation, type Conversation, type ConversationMessage, type Part } from './conversation';
+import { normalizeConversation, type Conversation } from './conversation';
+import { isObj } from './json-object';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-const REBASE: [string, string][] = [
-  ['/request', '/line/responses_create_params'],
-  ['/response', '/line/response'],
-];
-
-function rebase(pointer: string): string {
-  for (const [from, to] of REBASE) if (pointer === from || pointer.startsWith(`${from}/`)) return to + pointer.slice(from.length);
-  return pointer;
-}
+const LINE = { request: '/line/responses_create_params', response: '/line/response' };
 
 /** The line's conversation, or null when the line has neither a request nor a response object. */
 export function lineConversation(line: unknown): Conversation | null {
@@ -23,7 +13,7 @@ export function lineConversation(line: unknown): Conversation | null {
   const request = line.responses_create_params;
   const response = line.response;
   if (!isObj(request) && !isObj(response)) return null;
-  const c = normalizeConversation('responses', request ?? null, response ?? null);
+  const c = normalizeConversation('responses', request ?? null, response ?? null, LINE);
   const notes = c.notes.map((n) =>
     n.startsWith('The request is not')
       ? 'The line has no responses_create_params object: the task prompt is not on the line.'
@@ -31,6 +21,5 @@ export function lineConversation(line: unknown): Conversation | null {
         ? 'The line has no response object: the agent left no final response (a failed or timed-out rollout).'
         : n,
   );
-  const messages: ConversationMessage[] = c.messages.map((m) => ({ ...m, pointer: rebase(m.pointer), parts: m.parts.map((p) => ({ ...p, pointer: rebase(p.pointer) }) as Part) }));
-  return { ...c, messages, notes };
+  return { ...c, notes };
 }

@@ -136,7 +136,7 @@ export const barClass = (field: string) => `bar-${field}`;
 /**
  * The scale as rules of a style element, one per field, on that field's bars inside `scope` (a class): when a page
  * raises a maximum, the browser restyles those bars only. Set on the table as inherited variables, every element
- * of the table was restyled (about 2,300 in sight: a 30 ms style recalc, a long frame while scrolling).
+ * of the table in sight was restyled: a long style recalculation, a long frame while scrolling.
  */
 export function barScaleCss(scope: string, scale: Record<string, number>): string {
   return Object.entries(scale)

@@ -1,7 +1,7 @@
 // The Responses API objects of NeMo Gym's rollout lines (spec §8.2), field for field in the orders the example
 // files have: `responses_create_params` as the simple agent dumps it (every field, nulls included), and the
-// three `response` layouts seen there (OpenAI's hosted model, its older layout, and one built by an agent
-// server from its own turns), with their output items.
+// `response` layouts seen there (OpenAI's hosted model, its older layout, one built by an agent server from its
+// own turns, and one NeMo Gym's vLLM model server converts from a chat completion), with their output items.
 import { float, type Py } from './py-json';
 
 type Obj = { [key: string]: Py };
@@ -35,6 +35,11 @@ export function trainingReasoning(id: string, summary: string): Obj {
     prompt_token_ids: [], generation_token_ids: [], generation_log_probs: [], id,
     summary: [{ text: summary, type: 'summary_text' }], type: 'reasoning', content: null, encrypted_content: null, status: null,
   };
+}
+
+/** A reasoning item as NeMo Gym's model server writes it (NeMoGymResponseReasoningItem: no `status` field). */
+export function reasoningItem(id: string, summary: string): Obj {
+  return { id, summary: [{ text: summary, type: 'summary_text' }], type: 'reasoning', encrypted_content: null, content: null };
 }
 
 export function functionCall(callId: string, name: string, args: string, id = callId): Obj {
@@ -126,6 +131,22 @@ export function agentResponse(r: ResponseOf & { metadata?: Py; tools?: Py[] }): 
     tools: r.tools ?? [], top_p: null, background: null, conversation: null, max_output_tokens: null, max_tool_calls: null,
     previous_response_id: null, prompt: null, prompt_cache_key: null, reasoning: null, safety_identifier: null, service_tier: null,
     status: null, text: null, top_logprobs: null, truncation: null, usage: r.usage, user: null,
+  };
+}
+
+/**
+ * A response of NeMo Gym's vLLM model server (`chat_completion_to_response`): the request's own parameters copied
+ * into it, `created_at` the chat completion's whole seconds as a float, status completed.
+ */
+export function modelServerResponse(r: ResponseOf & { params: Obj }): Obj {
+  const p = r.params;
+  return {
+    id: r.id, created_at: float(r.createdAt), error: null, incomplete_details: null, instructions: p.instructions, metadata: p.metadata,
+    model: r.model, object: 'response', output: r.output, parallel_tool_calls: p.parallel_tool_calls, temperature: p.temperature,
+    tool_choice: p.tool_choice ?? 'auto', tools: p.tools, top_p: p.top_p, background: p.background, conversation: null,
+    max_output_tokens: p.max_output_tokens, max_tool_calls: p.max_tool_calls, previous_response_id: p.previous_response_id, prompt: p.prompt,
+    prompt_cache_key: null, reasoning: p.reasoning, safety_identifier: null, service_tier: p.service_tier, status: 'completed', text: p.text,
+    top_logprobs: p.top_logprobs, truncation: p.truncation, usage: r.usage, user: p.user,
   };
 }
 

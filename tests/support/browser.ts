@@ -2,16 +2,17 @@
 // (never a downloaded browser), one browser per test file, and pages that record what a user never sees but a
 // test must: uncaught page errors, console errors, Content-Security-Policy violations, failed requests, dialogs
 // and every request URL. Requests that leave the served origin are recorded and aborted, so a stray
-// `<img src=http://...>` can be counted, never fetched. `problems(t)` is what a clean page has none of.
+// `<img src=http://...>` can be counted, never fetched. `problems(t)` is what a clean page has none of;
+// `visit` opens a view and holds it to that, `expectClean` holds a view the test navigated to itself.
 import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
-// Chromium 156 builds its own omnibox-popup WebUI (about 150 resource loads in a second renderer) for every
-// new browser context, i.e. for every page here, which a user's long-running browser does once. On a 2-core
-// machine that competed with the page under test and its server, and kept the browser process busy while the
-// page's renderer waited on it for system fonts (synchronous font lookups made a rollout page's first layout
-// take 230–340 ms). These features, disabled together, stop it (0 such loads in 3 page loads, against 449–456
-// with them; none of them alone did).
+// Chromium builds its own omnibox-popup WebUI (a second renderer's worth of resource loads) for every new
+// browser context, i.e. for every page here, which a user's long-running browser does once. On a 2-core machine
+// that competed with the page under test and its server, and kept the browser process busy while the page's
+// renderer waited on it for system fonts (synchronous font lookups held up a rollout page's first layout).
+// These features, disabled together, stop it (none of them alone did; docs/performance-notes.md).
 const CHROMIUM_OWN_UI = 'PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup,OmniboxPopupWebUIContent,OmniboxPopupWebUIBaseContent';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--disable-features=${CHROMIUM_OWN_UI}`];
 
@@ -146,6 +147,31 @@ export async function settle(page: Page, ms = 150): Promise<void> {
   await page.waitForLoadState('load');
   await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
   await page.waitForTimeout(ms);
+}
+
+/**
+ * Lets the page settle, then expects that it recorded nothing a clean page does not. `soft`: a failure is
+ * reported and the test goes on (one view's problem does not hide the views after it).
+ */
+export async function expectClean(t: TrackedPage, options: { label?: string; soft?: boolean; allowConsole?: RegExp[]; settleMs?: number } = {}): Promise<void> {
+  await settle(t.page, options.settleMs);
+  (options.soft ? expect.soft : expect)(problems(t, options.allowConsole), options.label).toEqual(CLEAN);
+}
+
+/** Opens `p` in the tracked page, its records reset first, expects the answer's `status`, and waits for `ready`. */
+export async function openView(t: TrackedPage, p: string, ready: (page: Page) => Promise<unknown>, status = 200): Promise<Page> {
+  t.reset();
+  const res = await t.goto(p);
+  expect(res.status(), p).toBe(status);
+  await ready(t.page);
+  return t.page;
+}
+
+/** `openView`, then `expectClean` (soft unless told otherwise). */
+export async function visit(t: TrackedPage, p: string, ready: (page: Page) => Promise<unknown>, options: { status?: number; soft?: boolean; allowConsole?: RegExp[] } = {}): Promise<Page> {
+  await openView(t, p, ready, options.status);
+  await expectClean(t, { label: p, soft: options.soft ?? true, allowConsole: options.allowConsole });
+  return t.page;
 }
 
 /** Fetches JSON from the served API, failing loudly on a non-2xx answer. */

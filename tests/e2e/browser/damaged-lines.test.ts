@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, problems, settle, type TrackedPage } from '../../support/browser';
+import { apiJson, expectClean, type TrackedPage } from '../../support/browser';
 import type { Served } from '../../support/server';
 import { closeSession, openSession, type Session } from '../../support/session';
 
@@ -63,8 +63,7 @@ describe('unreadable rollout lines', () => {
     const badges = t.page.getByRole('table').getByText('unreadable', { exact: true });
     await expect.poll(() => badges.count()).toBe(3);
     expect(await badges.first().getAttribute('title')).toMatch(/^Line \d could not be read: /);
-    await settle(t.page);
-    expect(problems(t)).toEqual(CLEAN);
+    await expectClean(t);
   });
 
   it("the rollout page of a damaged line says which line of which file, and why", async () => {
@@ -76,7 +75,6 @@ describe('unreadable rollout lines', () => {
     // A line whose id NeMo Gym rejects was read otherwise: its reward is there.
     await t.goto('/runs/damaged/rollouts/line-4');
     await expect.poll(() => alert.textContent()).toMatch(/^Line 4 of the rollouts file could not be read: _ng_rollout_id must be .+ its other fields are shown as read\.$/);
-    await settle(t.page);
-    expect(problems(t)).toEqual(CLEAN);
+    await expectClean(t);
   });
 });

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, problems, settle } from '../../support/browser';
+import { apiJson, visit } from '../../support/browser';
 import { closeSession, openSession, type Session } from '../../support/session';
 
 const ref = (name: string) => ({ type: 'responses_api_models', name });
@@ -97,13 +97,10 @@ const FALSE_NO_CAPTURE = /No capture evidence|no model calls were recorded|No ca
 
 async function open(run: string, rollout: string, title = rollout): Promise<{ page: Page; text: string; calls: number }> {
   const { t } = session;
-  t.reset();
-  const res = await t.goto(`/runs/${run}/rollouts/${encodeURIComponent(rollout)}`);
-  expect(res.status()).toBe(200);
-  await t.page.getByRole('heading', { level: 1, name: title }).waitFor();
-  await panel(t.page).waitFor();
-  await settle(t.page);
-  expect.soft(problems(t)).toEqual(CLEAN);
+  await visit(t, `/runs/${run}/rollouts/${encodeURIComponent(rollout)}`, async (page) => {
+    await page.getByRole('heading', { level: 1, name: title }).waitFor();
+    await panel(page).waitFor();
+  });
   const detail = await apiJson<{ rollout: { num_calls: number } }>(session.served.url, `/api/runs/${run}/rollouts/${encodeURIComponent(rollout)}`);
   return { page: t.page, text: (await panel(t.page).textContent()) ?? '', calls: detail.rollout.num_calls };
 }

@@ -3,7 +3,7 @@
 // view kept in the URL so that a reload shows the same order the API gives.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, isInView, problems, settle, type TrackedPage } from '../../support/browser';
+import { apiJson, expectClean, isInView, type TrackedPage } from '../../support/browser';
 import type { Served } from '../../support/server';
 import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
 import { formatBytes } from '../../../lib/view/format';
@@ -40,8 +40,7 @@ afterAll(() => closeSession(session));
 beforeEach(() => {
   t.reset();
   return async () => {
-    await settle(t.page);
-    expect(problems(t)).toEqual(CLEAN);
+    await expectClean(t);
   };
 });
 

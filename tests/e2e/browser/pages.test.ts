@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, problems, settle, type TrackedPage } from '../../support/browser';
+import { apiJson, visit, type TrackedPage } from '../../support/browser';
 import { FIXTURES, REAL, type NemoGymData } from '../../support/nemo-gym-data';
 import type { Served } from '../../support/server';
 import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
@@ -54,17 +54,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => closeSession(session));
-
-/** Opens `p` (one page for the file, its records reset per view), waits for `ready`, asserts a 200 and a clean page. */
-async function visit(p: string, ready: (page: Page) => Promise<void>): Promise<void> {
-  t.reset();
-  const res = await t.goto(p);
-  expect(res.status(), p).toBe(200);
-  await ready(t.page);
-  await settle(t.page);
-  // Soft: one view's console error is reported without hiding the views after it.
-  expect.soft(problems(t), p).toEqual(CLEAN);
-}
 
 const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 
@@ -117,7 +106,7 @@ const SWE_USAGE = {
 async function nemoGymRolloutsPages(data: NemoGymData): Promise<void> {
   for (const file of [data.file.mcqa, data.file.tau2]) {
     const run = runOf(file);
-    await visit(`/runs/${run.id}`, (page) => rolloutsReady(page, run));
+    await visit(t, `/runs/${run.id}`, (page) => rolloutsReady(page, run));
   }
 }
 
@@ -126,20 +115,20 @@ async function rolloutWithoutCalls(data: NemoGymData): Promise<void> {
   const key = (await api<{ rollouts: RolloutRow[] }>(`/api/runs/${run}/rollouts?limit=1`)).rollouts[0].key;
   const r = await api<{ rollout: { num_calls: number; rollout_id: string | null; line_no: number | null } }>(`/api/runs/${run}/rollouts/${encodeURIComponent(key)}`);
   expect(r.rollout.num_calls).toBe(0);
-  await visit(`/runs/${run}/rollouts/${encodeURIComponent(key)}`, (page) => rolloutReady(page, r.rollout.rollout_id ?? `line ${r.rollout.line_no}`, 0));
+  await visit(t, `/runs/${run}/rollouts/${encodeURIComponent(key)}`, (page) => rolloutReady(page, r.rollout.rollout_id ?? `line ${r.rollout.line_no}`, 0));
 }
 
 async function responseUsageShown(data: NemoGymData): Promise<void> {
   const run = runOf(data.file.anyswe_claude_code);
   const want = SWE_USAGE[data.tier];
-  await visit(`/runs/${run.id}/rollouts/0-0`, async (page) => {
+  await visit(t, `/runs/${run.id}/rollouts/0-0`, async (page) => {
     await rolloutReady(page, '0-0', 0);
     await page.getByText(/are the rollout line's own response\.usage: this rollout has no captured calls/).waitFor();
     await page.getByTitle(new RegExp(`^${want.tokensIn} — from the rollout line's response\\.usage: no captured calls$`)).waitFor();
     await page.getByTitle(new RegExp(`^${want.tokensTotal} — from the rollout line's response\\.usage`)).waitFor();
     await page.getByText(/^No capture evidence: the rollout line has no ng_model_call_capture/).waitFor(); // not "the capture is complete"
   });
-  await visit('/', async (page) => {
+  await visit(t, '/', async (page) => {
     await heading(page, 'Runs');
     await page.getByText(/are sums of the rollout lines' own/).waitFor();
     const row = page.getByRole('row', { name: `run ${run.id}`, exact: true });
@@ -148,7 +137,7 @@ async function responseUsageShown(data: NemoGymData): Promise<void> {
 }
 
 async function lineTreeAtOnce(data: NemoGymData): Promise<void> {
-  await visit(`/runs/${runOf(data.file.anyswe_claude_code).id}/rollouts/0-0`, async (page) => {
+  await visit(t, `/runs/${runOf(data.file.anyswe_claude_code).id}/rollouts/0-0`, async (page) => {
     const tree = page.getByRole('tree', { name: 'rollout line' });
     await tree.waitFor();
     await tree.locator('[data-pointer="/line/responses_create_params"]').waitFor(); // the line's first key (the tree is virtualized)
@@ -179,7 +168,7 @@ async function systemFontText(page: Page): Promise<string[]> {
 
 describe('every page renders cleanly', () => {
   it('runs: every run is a row with its call count', async () => {
-    await visit('/', async (page) => {
+    await visit(t, '/', async (page) => {
       await heading(page, 'Runs');
       for (const run of runs) {
         const row = page.getByRole('row', { name: `run ${run.id}`, exact: true });
@@ -197,7 +186,7 @@ describe('every page renders cleanly', () => {
     const ids = ['workplace-assistant', 'tau2-retail', 'proxy-sessions'];
     const chosen = runs.filter((r) => ids.includes(r.id));
     expect(chosen.map((r) => r.id).sort()).toEqual([...ids].sort());
-    for (const run of chosen) await visit(`/runs/${run.id}`, (page) => rolloutsReady(page, run));
+    for (const run of chosen) await visit(t, `/runs/${run.id}`, (page) => rolloutsReady(page, run));
     await nemoGymRolloutsPages(FIXTURES);
   }, 120_000);
 
@@ -215,7 +204,7 @@ describe('every page renders cleanly', () => {
       }],
     ];
     for (const [p, ready] of pages) {
-      await visit(p, ready);
+      await visit(t, p, ready);
       expect(await systemFontText(t.page), p).toEqual([]);
     }
   }, 120_000);
@@ -225,7 +214,7 @@ describe('every page renders cleanly', () => {
     const { rollouts } = await api<{ rollouts: (RolloutRow & { tokens_in: number | null })[] }>(`/api/runs/${run.id}/rollouts?limit=100`);
     const max = Math.max(...rollouts.map((r) => r.tokens_in ?? 0));
     expect(max).toBeGreaterThan(0);
-    await visit(`/runs/${run.id}`, async (page) => {
+    await visit(t, `/runs/${run.id}`, async (page) => {
       await rolloutsReady(page, run);
       const bars = await page.evaluate(() =>
         [...document.querySelectorAll('tbody [title*=" tokens in"]')].map((cell) => {
@@ -256,7 +245,7 @@ describe('every page renders cleanly', () => {
     ];
     for (const [run, key] of picks) {
       const r = await api<{ rollout: { num_calls: number; rollout_id: string | null; line_no: number | null } }>(`/api/runs/${run}/rollouts/${encodeURIComponent(key)}`);
-      await visit(`/runs/${run}/rollouts/${encodeURIComponent(key)}`, (page) => rolloutReady(page, r.rollout.rollout_id ?? `line ${r.rollout.line_no}`, r.rollout.num_calls));
+      await visit(t, `/runs/${run}/rollouts/${encodeURIComponent(key)}`, (page) => rolloutReady(page, r.rollout.rollout_id ?? `line ${r.rollout.line_no}`, r.rollout.num_calls));
     }
   }, 120_000);
 
@@ -268,10 +257,10 @@ describe('every page renders cleanly', () => {
       if (!call) continue;
       const stored = await (await fetch(`${served.url}/api${callPath('math-with-judge', r.key, call)}/raw`)).text();
       expect(stored).toContain('"temperature":1.0');
-      await visit(`${callPath('math-with-judge', r.key, call)}#/response/temperature`, (page) => callReady(page, call, 'response'));
+      await visit(t, `${callPath('math-with-judge', r.key, call)}#/response/temperature`, (page) => callReady(page, call, 'response'));
       const row = t.page.getByRole('tree', { name: 'response' }).locator('[data-pointer="/response/temperature"]');
       await expect.poll(() => row.textContent()).toBe('temperature:1.0');
-      await visit(`${callPath('math-with-judge', r.key, call)}?tab=raw`, (page) => callReady(page, call, 'raw'));
+      await visit(t, `${callPath('math-with-judge', r.key, call)}?tab=raw`, (page) => callReady(page, call, 'raw'));
       await t.page.getByRole('checkbox', { name: /^indent/ }).check();
       await expect.poll(() => t.page.locator('pre').first().textContent()).toContain('"temperature": 1.0,');
       expect(await t.page.getByText('numbers as JavaScript reads them').count()).toBe(0);
@@ -288,13 +277,13 @@ describe('every page renders cleanly', () => {
     await lineTreeAtOnce(FIXTURES);
     // A rollout with calls: the line waits for "Show"; a link to a node inside it opens it with the node highlighted.
     const { rollout } = await api<{ rollout: { reward: number | null } }>('/api/runs/swe-claude-code/rollouts/0-0');
-    await visit('/runs/swe-claude-code/rollouts/0-0', async (page) => {
+    await visit(t, '/runs/swe-claude-code/rollouts/0-0', async (page) => {
       const card = page.getByRole('region', { name: 'Rollout line' });
       await card.getByRole('button', { name: 'Show' }).waitFor();
       expect(await card.getByRole('tree').count()).toBe(0);
     });
     await t.page.goto('about:blank');
-    await visit('/runs/swe-claude-code/rollouts/0-0#/line/reward', async (page) => {
+    await visit(t, '/runs/swe-claude-code/rollouts/0-0#/line/reward', async (page) => {
       const node = page.locator('[role=tree] [data-pointer="/line/reward"]');
       await node.waitFor();
       await expect.poll(() => node.evaluate((e) => getComputedStyle(e).boxShadow !== 'none' && getComputedStyle(e).boxShadow !== '')).toBe(true);
@@ -317,7 +306,7 @@ describe('every page renders cleanly', () => {
     expect([...picks.keys()].sort()).toEqual(['attachment', 'dialect:chat', 'dialect:messages', 'dialect:responses', 'http-error', 'streamed']);
     // Each call opens on its conversation; the other tabs are clicked, as a reader would.
     for (const [kind, [run, rollout, c]] of picks) {
-      await visit(callPath(run, rollout, c), async (page) => {
+      await visit(t, callPath(run, rollout, c), async (page) => {
         await callReady(page, c, 'conversation');
         for (const tab of TABS.slice(1)) {
           await page.getByRole('tab', { name: TAB_NAMES[tab] }).click();
@@ -333,12 +322,12 @@ describe('every page renders cleanly', () => {
   it('compare: every demo run (with and without captures or rollouts files), and the run picker', async () => {
     const demo = runs.filter((r) => !NEMO_GYM.some((d) => r.rollouts_file?.startsWith(d.dir + path.sep))).map((r) => r.id);
     expect(demo.length).toBe(5);
-    await visit(`/compare?runs=${demo.join(',')}`, async (page) => {
+    await visit(t, `/compare?runs=${demo.join(',')}`, async (page) => {
       await heading(page, `Compare ${demo.length} runs`);
       for (const id of demo) await page.getByRole('region', { name: 'Totals' }).getByRole('columnheader', { name: id }).waitFor();
       await page.getByRole('img', { name: /^Reward against tokens per rollout/ }).waitFor();
     });
-    await visit('/compare', async (page) => {
+    await visit(t, '/compare', async (page) => {
       await page.getByText('Choose runs to compare').waitFor();
       await page.getByRole('checkbox').first().waitFor();
     });
@@ -375,15 +364,12 @@ describe('unknown ids answer the not-found page with 404', () => {
     ['/no/such/page', /^Page not found$/],
   ];
   it.each(cases)('%s', async (p, title) => {
-    t.reset();
-    const res = await t.goto(p);
-    expect(res.status()).toBe(404);
-    await t.page.getByText(title).first().waitFor();
-    await t.page.getByRole('link', { name: /Back to the runs|Pick runs to compare/ }).waitFor();
-    await settle(t.page);
     // Chromium logs the document's own 404 as a console error: exactly that one, nothing else.
     const notFound = /Failed to load resource: the server responded with a status of 404/;
+    await visit(t, p, async (page) => {
+      await page.getByText(title).first().waitFor();
+      await page.getByRole('link', { name: /Back to the runs|Pick runs to compare/ }).waitFor();
+    }, { status: 404, soft: false, allowConsole: [notFound] });
     expect(t.consoleErrors.filter((e) => notFound.test(e))).toHaveLength(1);
-    expect(problems(t, [notFound])).toEqual(CLEAN);
   });
 });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, problems, settle, type TrackedPage } from '../../support/browser';
+import { apiJson, expectClean, type TrackedPage } from '../../support/browser';
 import { rolloutRows, writeGymEvalRun } from '../../support/results-dir';
 import type { Served } from '../../support/server';
 import { closeSession, openSession, type Session } from '../../support/session';
@@ -79,8 +79,7 @@ describe('a NeMo Gym results dir', () => {
     await t.goto('/runs/x_rollouts_retry');
     await expect.poll(() => t.page.getByRole('note', { name: 'Capture dir' }).textContent()).toMatch(/but it is paired with run x_rollouts \(x_rollouts\.jsonl, 5 of 5 sampled rollout ids\): a capture dir belongs to one run/);
     expect(await t.page.getByRole('region', { name: 'Task profile' }).count()).toBe(0);
-    await settle(t.page);
-    expect(problems(t)).toEqual(CLEAN);
+    await expectClean(t);
   }, 60_000);
 
   it('compare over other tasks under the same indices says the tasks are unrelated and shows no task deltas', async () => {
@@ -90,8 +89,7 @@ describe('a NeMo Gym results dir', () => {
     await expect.poll(() => tasks.textContent()).toMatch(/Unrelated tasks: no line names its task .* no task is paired\./);
     expect(await tasks.getByRole('table').count()).toBe(0);
     expect(await t.page.getByRole('navigation', { name: 'sort tasks' }).count()).toBe(0);
-    await settle(t.page);
-    expect(problems(t)).toEqual(CLEAN);
+    await expectClean(t);
   }, 60_000);
 
   it('compare over the same tasks pairs them with their deltas; a wide table scrolls in its card and its headers name the runs in full', async () => {
@@ -116,8 +114,7 @@ describe('a NeMo Gym results dir', () => {
       expect(await scroller.evaluate((el) => getComputedStyle(el).overflowX)).toBe('auto');
       expect(await scroller.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
       expect(await t.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-      await settle(t.page);
-      expect(problems(t)).toEqual(CLEAN);
+      await expectClean(t);
     } finally {
       await t.page.setViewportSize({ width: 1440, height: 900 });
     }

@@ -1,4 +1,4 @@
-// The runs page over what NeMo Gym writes, at its scale: 156 runs made of NeMo Gym-shaped rollout files (several
+// The runs page over what NeMo Gym writes, at its scale: 182 runs made of NeMo Gym-shaped rollout files (several
 // agents, none captured) plus the demo. Asserts what the page says: every run by a distinct full name, search by
 // name and by agent, an agent filter, sorting by a column, the view kept in the URL across a reload, rewards of
 // one precision, calls of uncaptured runs as unknown (never 0), and a date with its year and zone.
@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, openPage, problems, settle, type TrackedPage } from '../../support/browser';
+import { apiJson, expectClean, openPage, type TrackedPage } from '../../support/browser';
 import { SHAPES } from '../../support/nemo-gym-data';
 import type { Served } from '../../support/server';
 import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
@@ -48,8 +48,7 @@ afterAll(() => closeSession(session));
 beforeEach(() => {
   t.reset();
   return async () => {
-    await settle(t.page);
-    expect(problems(t)).toEqual(CLEAN);
+    await expectClean(t);
   };
 });
 
@@ -86,7 +85,7 @@ describe('the runs page at 150+ NeMo Gym runs', () => {
     for (const r of rows) expect(r.name).toBe(r.id); // the whole id, not cut
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
 
-    // The NeMo Gym copies have no capture dir: said once above the table, not as a chip on 156 rows.
+    // The NeMo Gym copies have no capture dir: said once above the table, not as a chip on 182 rows.
     const rolloutsOnly = runs.filter((r) => !r.capture_dir).length;
     expect(await t.page.getByLabel('shared by the runs').textContent()).toContain(`${rolloutsOnly} of ${runs.length} runs are rollouts only`);
     expect(await t.page.locator('tbody').getByText('rollouts only', { exact: true }).count()).toBe(0);
@@ -190,8 +189,7 @@ describe('dates', () => {
       const row = viewer.page.getByRole('row').filter({ has: viewer.page.getByRole('link', { name: first.rollout_id!, exact: true }) }).first();
       await row.locator('time').filter({ hasText: text }).waitFor();
       expect(await row.locator('time').first().getAttribute('title')).toMatch(/^2026-\d\d-\d\dT[\d:.]+Z \(UTC\)$/);
-      await settle(viewer.page);
-      expect(problems(viewer)).toEqual(CLEAN);
+      await expectClean(viewer);
     } finally {
       await viewer.close();
     }

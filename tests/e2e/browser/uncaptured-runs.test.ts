@@ -4,9 +4,8 @@
 // errors as unknown (never 0).
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiJson, CLEAN, problems, settle } from '../../support/browser';
+import { apiJson, visit } from '../../support/browser';
 import { FIXTURES } from '../../support/nemo-gym-data';
 import { closeSession, openSession, type Session } from '../../support/session';
 
@@ -28,22 +27,11 @@ beforeAll(async () => {
   session = await openSession('uncaptured', (dir) => {
     const results = path.join(dir, 'results');
     mkdirSync(results);
-    for (const f of ['string_match.jsonl', 'hermes_agent_math.jsonl', 'anyswe_claude_code.jsonl']) copyFileSync(path.join(FIXTURES.dir, f), path.join(results, f));
+    for (const f of ['string_match.jsonl', 'hermes_agent_math.jsonl', 'anyswe_claude_code.jsonl', 'browsecomp.jsonl']) copyFileSync(path.join(FIXTURES.dir, f), path.join(results, f));
     return [results];
   });
 }, 600_000);
 afterAll(() => closeSession(session));
-
-async function visit(p: string, ready: (page: Page) => Promise<void>): Promise<Page> {
-  const { t } = session;
-  t.reset();
-  const res = await t.goto(p);
-  expect(res.status(), p).toBe(200);
-  await ready(t.page);
-  await settle(t.page);
-  expect.soft(problems(t), p).toEqual(CLEAN);
-  return t.page;
-}
 
 describe('a run collected without capture', () => {
   it('the rollouts table shows each rollout\'s prompt and answers, and its calls as unknown', async () => {
@@ -51,7 +39,7 @@ describe('a run collected without capture', () => {
     const { rollouts } = await apiJson<{ rollouts: { key: string; source: string; prompt: string | null; expected_answer: string | null; num_calls: number }[] }>(session.served.url, '/api/runs/string_match/rollouts?limit=500');
     expect(rollouts).toHaveLength(expected.length);
     expect(rollouts.every((r) => r.source === 'none')).toBe(true);
-    const page = await visit('/runs/string_match', (p) => p.getByRole('heading', { level: 1, name: 'string_match' }).waitFor());
+    const page = await visit(session.t, '/runs/string_match', (p) => p.getByRole('heading', { level: 1, name: 'string_match' }).waitFor());
     const first = expected.find((l) => l._ng_task_index === 0 && l._ng_rollout_index === 0)!;
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: '0-0', exact: true }) });
     await row.waitFor();
@@ -74,10 +62,24 @@ describe('a run collected without capture', () => {
     expect(rollouts.map((r) => r.key)).toContain(`${target._ng_task_index}-${target._ng_rollout_index}`);
   });
 
+  it("the rollouts page's search box: typing settles into the URL's query and narrows the table to the matching rollout", async () => {
+    const all = lines(path.join(FIXTURES.dir, 'browsecomp.jsonl'));
+    const target = all[2];
+    const word = String(target.ground_truth).split(' ')[0];
+    expect(all.filter((l) => JSON.stringify(l).includes(word))).toHaveLength(1);
+    const page = await visit(session.t, '/runs/browsecomp', (p) => p.getByRole('status').filter({ hasText: /^Live$/ }).first().waitFor());
+    const links = page.locator('tbody').getByRole('link', { name: /^\d+-\d+$/ });
+    await expect.poll(() => links.count()).toBe(all.length);
+    await page.getByRole('searchbox', { name: 'Search' }).fill(`  ${word} `);
+    await page.waitForURL((u) => u.searchParams.get('q') === word);
+    await expect.poll(() => links.allTextContents()).toEqual([`${target._ng_task_index}-${target._ng_rollout_index}`]);
+    expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe(`  ${word} `); // the box keeps what was typed
+  });
+
   it('the rollout page: the conversation first, the prompt, the answers and the outcome, calls and errors unknown', async () => {
     const line = lines(path.join(FIXTURES.dir, 'hermes_agent_math.jsonl'))[0];
     const key = `${line._ng_task_index}-${line._ng_rollout_index}`;
-    const page = await visit(`/runs/hermes_agent_math/rollouts/${key}`, (p) => p.getByRole('heading', { level: 1, name: key }).waitFor());
+    const page = await visit(session.t, `/runs/hermes_agent_math/rollouts/${key}`, (p) => p.getByRole('heading', { level: 1, name: key }).waitFor());
     const conversation = page.getByRole('region', { name: 'Conversation' });
     await conversation.getByText(firstUserText(line).slice(0, 60), { exact: false }).first().waitFor();
     const finalText = JSON.stringify(line.response?.output ?? []);
@@ -96,10 +98,36 @@ describe('a run collected without capture', () => {
     expect(stats).toMatch(/Errorsunknown/);
   });
 
+  it("a judge-graded search agent (browsecomp): the question as the prompt, ground_truth and the judge's extracted_final_answer as the answers", async () => {
+    const all = lines(path.join(FIXTURES.dir, 'browsecomp.jsonl'));
+    const line = all.find((l) => l.reward === 0 && l.extracted_final_answer !== 'None')!;
+    const key = `${line._ng_task_index}-${line._ng_rollout_index}`;
+    const table = await visit(session.t, '/runs/browsecomp', (p) => p.getByRole('heading', { level: 1, name: 'browsecomp' }).waitFor());
+    const row = table.getByRole('row').filter({ has: table.getByRole('link', { name: key, exact: true }) });
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain(String(line.question).slice(0, 40));
+    expect(text).toContain(String(line.ground_truth));
+    expect(text).toContain(String(line.extracted_final_answer));
+    const page = await visit(session.t, `/runs/browsecomp/rollouts/${key}`, (p) => p.getByRole('heading', { level: 1, name: key }).waitFor());
+    const evidence = page.getByLabel('reward evidence');
+    await expect.poll(async () => (await evidence.textContent()) ?? '').toContain(`expected ${line.ground_truth} · extracted ${line.extracted_final_answer}`);
+    const said = (await evidence.textContent()) ?? '';
+    expect(said).toContain(`Prompt${String(line.question).slice(0, 80)}`);
+    expect(said).toContain(`num tool calls: ${line.num_tool_calls}`);
+    // The conversation: the question, the searches, and the final answer.
+    const conversation = page.getByRole('region', { name: 'Conversation' });
+    await conversation.getByText(String(line.question).slice(0, 60), { exact: false }).first().waitFor();
+    const output = line.response!.output as { type: string; name?: string; content?: { text: string }[] }[];
+    expect(output.some((o) => o.type === 'function_call' && o.name === 'search')).toBe(true);
+    const answer = /Exact Answer: [^\n]+/.exec(output[output.length - 1].content![0].text)![0];
+    await conversation.getByText(answer, { exact: false }).first().waitFor();
+  });
+
   it('a coding agent\'s outcome: resolved or not, timeouts, error kinds', async () => {
     const line = lines(path.join(FIXTURES.dir, 'anyswe_claude_code.jsonl'))[0];
     const key = `${line._ng_task_index}-${line._ng_rollout_index}`;
-    const page = await visit(`/runs/anyswe_claude_code/rollouts/${key}`, (p) => p.getByRole('heading', { level: 1, name: key }).waitFor());
+    const page = await visit(session.t, `/runs/anyswe_claude_code/rollouts/${key}`, (p) => p.getByRole('heading', { level: 1, name: key }).waitFor());
     const outcome = (await page.getByLabel('reward evidence').textContent()) ?? '';
     expect(outcome).toContain(line.resolved ? 'resolved' : 'not resolved');
     if (line.agent_timed_out) expect(outcome).toContain('agent timed out');

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExchange, type ObservedCall } from '../../../lib/capture/exchange';
 import { serialize, type JsonObject } from '../../../lib/capture/json';
 import { serializeExchange } from '../../../lib/capture/store';
-import { apiJson, CLEAN, launchBrowser, openPage, problems, settle, type TrackedPage } from '../../support/browser';
+import { apiJson, CLEAN, launchBrowser, openPage, openView, problems, settle, type TrackedPage } from '../../support/browser';
 import { reportFigure } from '../../support/reliability';
 import { startServe, type Served } from '../../support/server';
 
@@ -251,10 +251,7 @@ async function check(view: string): Promise<Verdict> {
 }
 
 async function open(p: string, ready: (page: Page) => Promise<unknown>): Promise<Verdict> {
-  t.reset();
-  const res = await t.goto(p);
-  expect(res.status(), p).toBe(200);
-  await ready(t.page);
+  await openView(t, p, ready);
   return check(p);
 }
 

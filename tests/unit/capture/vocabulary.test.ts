@@ -4,12 +4,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RolloutQuerySchema } from '../../../lib/api/schemas';
-import { SPEC_FILE } from '../../support/nemo-gym-data';
+import { SPEC_FILE, SPEC_TIER_MARK as SPEC_TIER } from '../../support/nemo-gym-data';
 import { DIALECTS, ERROR_CATEGORIES, ERROR_CATEGORY_INFO, DIALECT_INFO, GAP_CODES, GAP_CODE_LIST, gapInfo, gapLabel, gapTitle } from '../../../lib/capture/vocabulary';
 
 const spec = existsSync(SPEC_FILE) ? readFileSync(SPEC_FILE, 'utf8') : null;
-/** The title mark of the tests that read the spec: .ci/run checks that a fresh clone skips only these and the real files' tier. */
-const SPEC_TIER = '(the spec beside the checkout; skipped where it is absent)';
 
 /** The backticked codes in the first column of the tables of §5.3 ("`a` / `b`" names two). */
 function specGapCodes(text: string): string[] {

@@ -12,7 +12,7 @@ import { parsePathSpec } from '../../../lib/index/discovery';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { useDemo } from '../../support/demo';
 import { line, makeExchange } from '../../support/exchange';
-import { nonBlankLines, TIERS, type NemoGymData, type Shape } from '../../support/nemo-gym-data';
+import { FIXTURES, nonBlankLines, TIERS, type NemoGymData, type RealShape } from '../../support/nemo-gym-data';
 import { reportFigure } from '../../support/reliability';
 
 const fx = useDemo('callscope-index-');
@@ -185,8 +185,8 @@ for (const data of TIERS) {
 
     it("keeps each line's own response.usage (the files have no calls), per rollout and summed per run", async () => {
       const index = await openIndex([data.dir]);
-      const run = (shape: Shape) => runOf(index, data.file[shape]);
-      const rollout = async (shape: Shape, key: string) => presentRollout((await index.rolloutDetail(run(shape).id, key))!.rollout);
+      const run = (shape: RealShape) => runOf(index, data.file[shape]);
+      const rollout = async (shape: RealShape, key: string) => presentRollout((await index.rolloutDetail(run(shape).id, key))!.rollout);
       const { anyswe, string_match, workplace, tau2 } = want.usage;
       expect((await rollout('anyswe_claude_code', anyswe[0])).response_usage).toEqual(anyswe[1]);
       expect((await rollout('string_match', string_match[0])).response_usage).toEqual(string_match[1]);
@@ -215,6 +215,38 @@ for (const data of TIERS) {
     });
   });
 }
+
+// browsecomp has no real file (SHAPES): its checks run over the fixture alone. Its answers are ground_truth and the
+// judge's extracted_final_answer, not expected_answer / extracted_answer; the question is its task and prompt.
+describe('index over the browsecomp fixture (a judge-graded search agent)', () => {
+  it("reads the question as the task and the prompt, ground_truth and extracted_final_answer as the answers, and the agent's counters as the outcome", async () => {
+    const file = FIXTURES.file.browsecomp;
+    const index = await openIndex([file]);
+    const run = index.listRuns()[0];
+    const rows = index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts;
+    const lines = nonBlankLines(readFileSync(file, 'utf8')).map((l) => JSON.parse(l) as Record<string, unknown> & { responses_create_params: { input: { role: string; content: string }[] } });
+    expect(rows.length).toBe(lines.length);
+    for (const row of rows) {
+      const l = lines[row.line_no! - 1];
+      const presented = presentRollout(row);
+      expect(row.key).toBe(`${l._ng_task_index}-${l._ng_rollout_index}`);
+      expect(presented.task).toBe(l.question);
+      expect(presented.prompt).toBe(l.responses_create_params.input.find((m) => m.role === 'user')!.content);
+      expect(presented.prompt!.startsWith(l.question as string)).toBe(true);
+      expect(presented.expected_answer).toBe(l.ground_truth);
+      expect(presented.extracted_answer).toBe(l.extracted_final_answer);
+      expect(presented.outcome).toEqual({ num_tool_calls: l.num_tool_calls, reset_count: l.reset_count });
+      // vLLM reports no cached or reasoning counts: unknown, not 0.
+      expect(presented.response_usage).toMatchObject({ cached_tokens: null, tokens_reasoning: null });
+    }
+    // Search finds a line by its ground truth and by the judge's extracted answer.
+    const wrong = lines.find((l) => l.reward === 0 && l.extracted_final_answer !== 'None')!;
+    for (const q of [wrong.ground_truth, wrong.extracted_final_answer] as string[]) {
+      expect(index.listRollouts(run.id, { sort: 'rollout', order: 'asc', limit: 50, q })!.rollouts.map((r) => r.key)).toEqual([`${wrong._ng_task_index}-0`]);
+    }
+    index.close();
+  });
+});
 
 describe('a rollouts file whose last line has no newline', () => {
   const keys = (index: CallscopeIndex, run: string) => index.listRollouts(run, { sort: 'rollout', order: 'asc', limit: 50 })!.rollouts.map((r) => r.key);

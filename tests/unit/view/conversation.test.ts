@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inferDialect, normalizeConversation, parseArguments } from '../../../lib/view/conversation';
+import { inferDialect, normalizeConversation, parseArguments, type Conversation } from '../../../lib/view/conversation';
+import { parsePointer, resolvePointer } from '../../../lib/view/json-pointer';
 
 describe('Responses', () => {
   const request = {
@@ -100,6 +101,26 @@ describe('Anthropic Messages', () => {
   it('keeps unknown blocks as JSON rather than dropping them', () => {
     const c = normalizeConversation('messages', { messages: [{ role: 'user', content: [{ type: 'mystery', x: 1 }] }] }, null);
     expect(c.messages[0].parts[0]).toEqual({ kind: 'other', pointer: '/request/messages/0/content/0', type: 'mystery', value: { type: 'mystery', x: 1 } });
+  });
+});
+
+describe('pointers under other bases (a rollout line holds the request and response at other places)', () => {
+  const cases: [string, unknown, unknown][] = [
+    ['responses', { instructions: 'terse', input: [{ role: 'user', content: 'q', type: 'message' }, { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' }] }, { output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] }] }],
+    ['chat', { messages: [{ role: 'user', content: 'q' }] }, { choices: [{ message: { role: 'assistant', reasoning_content: 'r', content: 'a' } }] }],
+    ['messages', { system: 's', messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }] }, { role: 'assistant', content: [{ type: 'text', text: 'a' }] }],
+  ];
+  const pointers = (c: Conversation) => c.messages.flatMap((m) => [m.pointer, ...m.parts.map((p) => p.pointer)]);
+
+  it.each(cases)('%s: the same conversation, each pointer under its base and resolving in the document that holds them', (dialect, request, response) => {
+    const at = { request: '/line/responses_create_params', response: '/line/re~1sponse' };
+    const doc = { line: { responses_create_params: request, 're/sponse': response } };
+    const record = normalizeConversation(dialect, request, response);
+    const line = normalizeConversation(dialect, request, response, at);
+    const rebased = (p: string) => p.replace(/^\/request/, at.request).replace(/^\/response/, at.response);
+    expect(pointers(line)).toEqual(pointers(record).map(rebased));
+    expect(line.messages.map((m) => m.parts.map((p) => p.kind))).toEqual(record.messages.map((m) => m.parts.map((p) => p.kind)));
+    for (const p of pointers(line)) expect(resolvePointer(doc, parsePointer(p)).found, p).toBe(true);
   });
 });
 
