@@ -1,5 +1,5 @@
 // `npm run screenshots`: serves a fresh demo data set and saves a 1440x900 PNG of each page into
-// docs/screenshots/ (runs, rollouts, rollout, one call on each of its tabs, compare, and the rollout page in
+// docs/screenshots/ (runs, rollouts, rollout, one call on each of its tabs, compare, a run's tasks, and the rollout page in
 // dark mode). Times are shown in UTC so the images do not depend on the machine's time zone. Fails, without
 // writing a partial set, if a page logs an error.
 //
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
         ready: (page: Page) => (tab === 'raw' ? page.getByText(/as stored in the capture file/).waitFor() : loaded(page)),
       })),
       { name: 'compare', path: `/compare?runs=${COMPARED.join(',')}`, ready: (page) => page.getByRole('img', { name: /^Reward against tokens per rollout/ }).waitFor() },
+      { name: 'tasks', path: '/runs/math-with-judge/tasks?open=0', ready: (page) => page.getByRole('table', { name: 'Rollouts of task 0' }).waitFor() },
       { name: 'uncaptured-rollouts', path: `/runs/${UNCAPTURED}`, ready: live },
       { name: 'uncaptured-rollout', path: `/runs/${UNCAPTURED}/rollouts/0-0`, ready: (page) => page.getByRole('region', { name: 'Conversation' }).getByText(/messages/).first().waitFor() },
       { name: 'rollout-dark', path: `/runs/${RUN}/rollouts/${ROLLOUT}`, dark: true, ready: (page) => page.getByRole('table', { name: 'calls' }).getByRole('row').nth(1).waitFor() },
