@@ -138,7 +138,7 @@ export function* simulateRolloutStream(spec: RolloutSpec, root: Rng): Generator<
   const { scenario } = spec;
   const policy = scenario.policy;
   const task = scenario.task(root.fork('task', scenario.key, spec.taskIndex), spec.taskIndex);
-  const rng = root.fork('rollout', scenario.key, spec.taskIndex, spec.rolloutIndex, spec.attempt);
+  const rng = root.fork('rollout', scenario.key, ...(scenario.policySalt ? [scenario.policySalt] : []), spec.taskIndex, spec.rolloutIndex, spec.attempt);
   const rolloutId = rolloutIdOf(spec);
   const greeting = task.greeting ? { text: task.greeting, id: newIds(rng, 'responses', policy.vllm).messageItemId } : undefined;
   const conv = startConversation(task.system, task.user, scenario.tools, greeting);

@@ -6,6 +6,8 @@
 //   math-with-judge      vLLM Chat policy, streamed, with reasoning_content and tool_calls; judge_model over
 //                        Responses; a 503 retry, a 429 retry, a `data: {"error":…}` stream, a truncated
 //                        stream, and a torn (damaged) capture line.
+//   math-with-judge-step-2  the same tasks as math-with-judge, from a later checkpoint of the policy: other outcomes
+//                        per rollout (some tasks now solved, some no longer), for compare's changed tasks.
 //   swe-claude-code      Anthropic Messages, streamed, with thinking, tool_use, cache reads and writes; an
 //                        `event: error` (overloaded) stream, 429 and 529 retries, a truncated stream, a rollout
 //                        with no capture at all, and an `-a1` retry.
@@ -57,6 +59,8 @@ export interface RunDef {
   specials: Record<string, Special>;
   /** Exact calls of rollout i (benchmark corpora). */
   callsOf?: (i: number) => number;
+  /** Draw the tasks (and the timeline) of this run instead: a run of another policy over the same tasks. */
+  sameTasksAs?: string;
   /** Explicit rollout ids, for captures made outside the collector. */
   explicitId?: (taskIndex: number, scenario: Scenario) => string;
 }
@@ -106,6 +110,18 @@ export function defaultRuns(): RunDef[] {
         '5-0': fault(0, 'truncated'),
         '6-1': fault(0, 'rate_limit'),
       },
+    },
+    {
+      name: 'math-with-judge-step-2',
+      layout: 'full',
+      scenarios: [{ ...mathScenario, policySalt: 'step-2', successRate: 0.7 }],
+      sameTasksAs: 'math-with-judge',
+      tasks: 16,
+      repeats: 3,
+      startAt: hours(5),
+      concurrency: 8,
+      shards: 1,
+      specials: {},
     },
     {
       name: 'swe-claude-code',

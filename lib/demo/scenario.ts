@@ -83,6 +83,8 @@ export interface Scenario {
   toolModel?: ModelServer;
   tools: ToolDef[];
   successRate: number;
+  /** Another policy (a later checkpoint) on the same tasks: its rollouts draw other outcomes; the tasks stay the same. */
+  policySalt?: string;
   /** Tool steps run concurrently-ish in a sandbox or service: median seconds per tool call. */
   toolSeconds: number;
   task(rng: Rng, taskIndex: number): Task;

@@ -44,7 +44,7 @@ export function resolveRun(selector: RunSelector): RunDef {
 }
 
 export function runRng(seed: string, run: RunDef): Rng {
-  return new Rng(`callscope-demo/${seed}`).fork(run.name);
+  return new Rng(`callscope-demo/${seed}`).fork(run.sameTasksAs ?? run.name);
 }
 
 // Writing a capture file and reading it back is I/O; a short pipeline keeps the disk busy while the next

@@ -76,7 +76,9 @@ export function taskChanges(a: AgentTasks, b: AgentTasks, by: PairBy): TaskChang
     const kind = solved(ta) && !solved(tb) ? 'newly_unsolved' : !solved(ta) && solved(tb) ? 'newly_solved' : delta < 0 ? 'fell' : 'rose';
     changes.push({ task: ta.task ?? tb.task, a: side(ta), b: side(tb), delta, kind });
   }
-  changes.sort((x, y) => x.delta - y.delta || x.a.task_index - y.a.task_index);
+  // Deltas equal but for float noise (1/3 of two groups) sort as equal, by task index.
+  const rounded = (d: number) => Math.round(d * 1e9);
+  changes.sort((x, y) => rounded(x.delta) - rounded(y.delta) || x.a.task_index - y.a.task_index);
   return {
     pair_by: by,
     paired,

@@ -179,7 +179,7 @@ describe('every page renders cleanly', () => {
         await expect.poll(() => row.getByRole('cell').nth(3).textContent()).toBe(said);
       }
     });
-    expect(runs.length).toBe(5 + NEMO_GYM.reduce((n, d) => n + d.files.length, 0));
+    expect(runs.length).toBe(6 + NEMO_GYM.reduce((n, d) => n + d.files.length, 0));
   }, 60_000);
 
   it('rollouts of a capture run, the rollouts-only run, the capture-only run and NeMo Gym-shaped files', async () => {
