@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import type { ReactNode } from 'react';
 import { cn } from '@/components/ui/cn';
 
 const TABS = [
@@ -7,7 +8,7 @@ const TABS = [
 ] as const;
 
 /** The run's views: its rollouts and its task groups. */
-export function RunTabs({ run, active }: { run: string; active: (typeof TABS)[number]['key'] }) {
+export function RunTabs({ run, active, children }: { run: string; active: (typeof TABS)[number]['key']; children?: ReactNode }) {
   return (
     <nav aria-label="run views" className="mb-4 flex gap-1 border-b border-line text-sm">
       {TABS.map((t) => (
@@ -20,6 +21,7 @@ export function RunTabs({ run, active }: { run: string; active: (typeof TABS)[nu
           {t.label}
         </Link>
       ))}
+      {children ? <div className="ml-auto self-center pb-1">{children}</div> : null}
     </nav>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
+import { LiveRefresh } from '@/components/live/live-refresh';
 import { RunHeader } from '@/components/rollouts/run-header';
 import { RunTabs } from '@/components/runs/run-tabs';
 import { promises as fsp } from 'node:fs';
@@ -57,7 +58,9 @@ export default async function TasksPage({ params, searchParams }: Props) {
   return (
     <>
       <RunHeader run={run} />
-      <RunTabs run={run.id} active="tasks" />
+      <RunTabs run={run.id} active="tasks">
+        <LiveRefresh runs={[run.id]} />
+      </RunTabs>
       {ignored.length ? (
         <p role="alert" className="mb-3 rounded-md border border-warn/40 bg-warn/10 px-3 py-2 text-sm text-warn">
           Ignored invalid query parameters: {ignored.join(', ')}
