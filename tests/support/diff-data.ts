@@ -6,6 +6,7 @@
 // both answer and are judged. A run collected without capture sits beside it (rollouts only).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pyFloat, serialize, type JsonObject } from '../../lib/capture/json';
 import { FIXTURES } from './nemo-gym-data';
 import { writeGymEvalRun } from './results-dir';
 
@@ -62,9 +63,10 @@ function exchange(side: 'a' | 'b', k: number, server: string, request: Item, out
   const response = { id: `resp_${side}${k}`, created_at: Math.floor(started), model: 'policy', object: 'response', output, parallel_tool_calls: false, status: 'completed', usage: usage(total) };
   const line = {
     model_call_id: `${side}-call-${k}`, dialect: 'responses', model_ref: { type: 'responses_api_models', name: server }, started_at: started,
-    completed_at: started + latency / 1000, latency_ms: latency, latency_ttft_ms: null, status_code: 200, error_category: null, request, response,
+    completed_at: started + latency / 1000, latency_ms: pyFloat(latency), latency_ttft_ms: null, status_code: 200, error_category: null, request, response,
   };
-  return JSON.stringify(line) + '\n';
+  // Written as NeMo Gym writes a line (orjson): floats keep their `.0`.
+  return serialize(line as unknown as JsonObject) + '\n';
 }
 
 /** One rollout's capture file: its policy calls in order, each resending the conversation, then the judge call. */
@@ -72,7 +74,7 @@ function captureLines(side: 'a' | 'b'): string {
   let history: Item[] = [SYSTEM, TASK];
   const lines: string[] = [];
   STEPS[side].forEach((s, i) => {
-    const request = { input: history, tools: TOOLS, tool_choice: 'auto', parallel_tool_calls: false, temperature: 1.0 };
+    const request = { input: history, tools: TOOLS, tool_choice: 'auto', parallel_tool_calls: false, temperature: pyFloat(1) };
     const id = `${side}${i}`; // ids of this rollout's own: two runs never share them
     const out: Item[] = s.tool
       ? [{ arguments: s.args, call_id: `call_${id}`, name: s.tool, type: 'function_call', id: `fc_${id}`, status: 'completed' }]
@@ -81,7 +83,7 @@ function captureLines(side: 'a' | 'b'): string {
     history = [...history, ...out, ...(s.tool ? [{ call_id: `call_${id}`, output: s.result, type: 'function_call_output' }] : [])];
   });
   const answer = STEPS[side][STEPS[side].length - 1].args;
-  const judge = { input: [{ role: 'user', content: `Is this a fix?\n${answer}`, type: 'message' }], temperature: 0.0 };
+  const judge = { input: [{ role: 'user', content: `Is this a fix?\n${answer}`, type: 'message' }], temperature: pyFloat(0) };
   const verdict = [{ id: `msg_j${side}`, content: [{ annotations: [], text: side === 'a' ? 'No.' : 'Yes.', type: 'output_text' }], role: 'assistant', status: 'completed', type: 'message' }];
   lines.push(exchange(side, STEPS[side].length, 'judge_model', judge, verdict, JUDGE_TOKENS[side], JUDGE_LATENCY[side]));
   return lines.join('');
