@@ -1,6 +1,8 @@
 'use client';
 
 import type { JsonDiff } from '@/lib/rollouts/diff-json';
+import { ignoreVolatile } from '@/lib/rollouts/diff-volatile';
+import { cx } from '@/components/ui/cn';
 import { ArrayDiffView } from './array-diff-view';
 import { DiffValue } from './diff-value';
 import { Fold } from './fold';
@@ -29,6 +31,10 @@ function SameKeys({ entries }: { entries: Entry[] }) {
 }
 
 function ObjectDiffView({ entries }: { entries: Entry[] }) {
+  // Which keys each side's object has, for the policy (an `id` is an API id only beside a type, role or object).
+  const sideKeys = (skip: JsonDiff['op']) => Object.fromEntries(entries.filter((e) => e.diff.op !== skip).map((e) => [e.key, true]));
+  const [keysA, keysB] = [sideKeys('added'), sideKeys('removed')];
+  const volatile = (k: string) => ignoreVolatile(k, keysA) || ignoreVolatile(k, keysB);
   const groups: (Entry | Entry[])[] = [];
   for (const e of entries) {
     const last = groups[groups.length - 1];
@@ -41,9 +47,10 @@ function ObjectDiffView({ entries }: { entries: Entry[] }) {
         Array.isArray(g) ? (
           <SameKeys key={`same-${g[0].key}`} entries={g} />
         ) : (
-          <div key={g.key} className="min-w-0">
+          <div key={g.key} className={cx('min-w-0', volatile(g.key) && 'opacity-60')}>
             <p className="font-mono text-xs font-semibold">
               {g.key}
+              {volatile(g.key) ? <span className="ml-2 font-sans font-normal text-muted">differs between any two runs (ids, timestamps, usage): not a divergence</span> : null}
               {g.diff.op === 'added' ? <span className="ml-2 font-sans font-normal text-good">only in b</span> : g.diff.op === 'removed' ? <span className="ml-2 font-sans font-normal text-bad">only in a</span> : null}
             </p>
             <div className="border-l border-line pl-3">

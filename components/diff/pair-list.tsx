@@ -11,8 +11,9 @@ import type { PairSummary } from '@/lib/rollouts/diff';
 import { signatureText, signedCount, signedMs, STATE_TEXT } from '@/lib/view/diff';
 import { formatCount, formatMs } from '@/lib/view/format';
 
-const GRID = 'grid grid-cols-[52px_minmax(0,1fr)_150px_minmax(0,1fr)_84px] items-center gap-x-3 px-3';
+const GRID = 'grid grid-cols-[52px_minmax(0,1fr)_150px_minmax(0,1fr)_112px] items-center gap-x-3 px-3';
 const ROW_HEIGHT = 40;
+const HEADER_HEIGHT = 30;
 const TONE = { same: 'good', different: 'warn', a_only: 'bad', b_only: 'bad' } as const;
 
 export const sideCallHref = (s: DiffSideInfo, ref: string) => (s.source === 'line' ? rolloutHref(s.run, s.rollout) : callHref(s.run, s.rollout, ref));
@@ -43,14 +44,27 @@ function Call({ side, p, which }: { side: DiffSideInfo; p: PairSummary; which: '
 export function PairList({ diff, selected, onSelect }: { diff: DiffBody; selected: number | null; onSelect: (pair: number) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
   const divergence = diff.first_divergence?.pair ?? null;
-  const virtual = useVirtualizer({ count: diff.pairs.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10, initialRect: { width: 1200, height: 420 } });
+  // The rows start below the sticky header row, inside the same scroller: both offsets tell the virtualizer so.
+  const virtual = useVirtualizer({
+    count: diff.pairs.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+    initialRect: { width: 1200, height: 420 },
+    scrollMargin: HEADER_HEIGHT,
+    scrollPaddingStart: HEADER_HEIGHT,
+  });
+  const opened = useRef(false);
   useEffect(() => {
-    if (selected !== null) virtual.scrollToIndex(selected, { align: 'auto' });
+    if (selected === null) return;
+    // On open, the selected pair (the divergence, unless the link names another) in the middle of the list.
+    virtual.scrollToIndex(selected, { align: opened.current ? 'auto' : 'center' });
+    opened.current = true;
   }, [selected, virtual]);
   return (
     <div ref={scroller} className="max-h-[420px] overflow-auto rounded-md border border-line" role="table" aria-label="aligned calls" aria-rowcount={diff.pairs.length + 1}>
       <div className="min-w-[900px]">
-        <div role="row" className={cx(GRID, 'sticky top-0 z-10 border-b border-line bg-panel py-1.5 text-xs font-medium text-muted')}>
+        <div role="row" className={cx(GRID, 'sticky top-0 z-10 border-b border-line bg-panel text-xs font-medium text-muted')} style={{ height: HEADER_HEIGHT }}>
           <span role="columnheader">pair</span>
           <span role="columnheader">a: {diff.a.run}/{diff.a.rollout}</span>
           <span role="columnheader">b − a</span>
@@ -74,9 +88,9 @@ export function PairList({ diff, selected, onSelect }: { diff: DiffBody; selecte
                   GRID,
                   'absolute inset-x-0 cursor-pointer border-b border-line/60 hover:bg-panel',
                   p.index === selected && 'bg-accent/10 hover:bg-accent/10',
-                  isDivergence && 'border-l-4 border-l-warn',
+                  isDivergence && 'shadow-[inset_4px_0_0_var(--color-warn)]',
                 )}
-                style={{ height: ROW_HEIGHT, transform: `translateY(${v.start}px)` }}
+                style={{ height: ROW_HEIGHT, transform: `translateY(${v.start - HEADER_HEIGHT}px)` }}
               >
                 <span role="cell" className="font-mono text-xs">{p.index}</span>
                 <Call side={diff.a} p={p} which="a" />

@@ -14,6 +14,7 @@
 // the safe range) or as JSON.parse does; `1` and `1.0` differ, as they do in the stored line.
 import { JsonFloat, keysOf, type JsonObject } from '../capture/json';
 import { diffSequences } from './diff-sequence';
+import type { IgnorePolicy } from './diff-volatile';
 
 export type JsonDiff =
   | { op: 'same'; value: unknown }
@@ -81,17 +82,7 @@ export function keyOf(v: unknown, ignore?: IgnorePolicy): string {
   return String(v); // null, true, false
 }
 
-/** Whether a key's value is left out of a comparison, given the object holding it. */
-export type IgnorePolicy = (key: string, holder: Obj) => boolean;
-
-const VOLATILE = new Set(['call_id', 'tool_call_id', 'tool_use_id', 'previous_response_id', 'created', 'created_at', 'completed_at', 'system_fingerprint', 'usage']);
-
-/**
- * What differs between any two runs of the same conversation: identifiers the server or the model mints (response,
- * item and tool-call ids, and the references to them), timestamps, and usage (the token deltas report it). `id` is
- * one only in API objects (those with a `type`, `role` or `object` key), not inside tool inputs.
- */
-export const ignoreVolatile: IgnorePolicy = (key, holder) => VOLATILE.has(key) || (key === 'id' && (has(holder, 'type') || has(holder, 'role') || has(holder, 'object')));
+export { ignoreVolatile, type IgnorePolicy } from './diff-volatile';
 
 export function diffJson(a: unknown, b: unknown, ignore?: IgnorePolicy): JsonDiff {
   if (a === b) return { op: 'same', value: a };

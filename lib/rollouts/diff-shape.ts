@@ -29,6 +29,8 @@ export interface CallShape {
 }
 
 const NONE = -1;
+/** Distinct request rests remembered per server, to recognise one by its bytes before interning it. */
+const REST_VARIANTS = 4;
 /** Items parsed from the end of a request for its signature, at most. */
 const TAIL_ITEMS = 16;
 
@@ -92,6 +94,8 @@ export class ShapeTable {
   /** Every call of one rollout, in call order, with the model server of each (for resent-history reuse). */
   shapeRollout(payloads: readonly CallPayload[], servers: readonly (string | null)[]): CallShape[] {
     const previous = new Map<string, { split: Split; items: number[]; rest: number }>();
+    // The last few distinct rests of each server (an agent alternates a handful: streaming or not, tool choice).
+    const rests = new Map<string, { split: Split; id: number }[]>();
     return payloads.map((p, i) => {
       const response = p.response ? this.intern(p.response) : NONE;
       const req = p.request;
@@ -108,10 +112,13 @@ export class ShapeTable {
         if (prev && was && was[1] - was[0] === e - s && req.compare(prev.split.buf, was[0], was[1], s, e) === 0) return prev.items[k];
         return this.intern(req.subarray(s, e));
       });
-      const rest =
-        prev && (grown?.sameRest || sameRest(prev.split, split))
-          ? prev.rest
-          : this.intern(Buffer.concat([req.subarray(0, split.list[0]), Buffer.from('[]'), req.subarray(split.list[1])]));
+      let rest = prev && grown?.sameRest ? prev.rest : NONE;
+      const seen = rests.get(server) ?? [];
+      if (rest === NONE) rest = seen.find((r) => sameRest(r.split, split))?.id ?? NONE;
+      if (rest === NONE) {
+        rest = this.intern(Buffer.concat([req.subarray(0, split.list[0]), Buffer.from('[]'), req.subarray(split.list[1])]));
+        rests.set(server, [{ split, id: rest }, ...seen.slice(0, REST_VARIANTS - 1)]);
+      }
       previous.set(server, { split, items, rest });
       return { items, rest, response, signature: this.signature(items, response) };
     });

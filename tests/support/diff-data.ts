@@ -58,8 +58,8 @@ function usage(total: number) {
   return { input_tokens: total - 40, input_tokens_details: { cached_tokens: 0 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: total };
 }
 
-function exchange(side: 'a' | 'b', k: number, server: string, request: Item, output: Item[], total: number, latency: number): string {
-  const started = 1786000000 + k * 10 + (side === 'a' ? 0.25 : 0.5);
+function exchange(side: string, k: number, server: string, request: Item, output: Item[], total: number, latency: number): string {
+  const started = 1786000000 + k * 10 + (side.startsWith('a') ? 0.25 : 0.5);
   const response = { id: `resp_${side}${k}`, created_at: Math.floor(started), model: 'policy', object: 'response', output, parallel_tool_calls: false, status: 'completed', usage: usage(total) };
   const line = {
     model_call_id: `${side}-call-${k}`, dialect: 'responses', model_ref: { type: 'responses_api_models', name: server }, started_at: started,
@@ -71,22 +71,38 @@ function exchange(side: 'a' | 'b', k: number, server: string, request: Item, out
 
 /** One rollout's capture file: its policy calls in order, each resending the conversation, then the judge call. */
 function captureLines(side: 'a' | 'b'): string {
+  return policyLines(side, STEPS[side], (i) => tokensOf(side, i), (i) => latencyOf(side, i)) + judgeLine(side);
+}
+
+function policyLines(side: string, steps: Step[], tokens: (i: number) => number, latency: (i: number) => number): string {
   let history: Item[] = [SYSTEM, TASK];
   const lines: string[] = [];
-  STEPS[side].forEach((s, i) => {
+  steps.forEach((s, i) => {
     const request = { input: history, tools: TOOLS, tool_choice: 'auto', parallel_tool_calls: false, temperature: pyFloat(1) };
     const id = `${side}${i}`; // ids of this rollout's own: two runs never share them
     const out: Item[] = s.tool
       ? [{ arguments: s.args, call_id: `call_${id}`, name: s.tool, type: 'function_call', id: `fc_${id}`, status: 'completed' }]
       : [{ id: `msg_${id}`, content: [{ annotations: [], text: s.args, type: 'output_text' }], role: 'assistant', status: 'completed', type: 'message' }];
-    lines.push(exchange(side, i, 'policy_model', request, out, tokensOf(side, i), latencyOf(side, i)));
+    lines.push(exchange(side, i, 'policy_model', request, out, tokens(i), latency(i)));
     history = [...history, ...out, ...(s.tool ? [{ call_id: `call_${id}`, output: s.result, type: 'function_call_output' }] : [])];
   });
+  return lines.join('');
+}
+
+function judgeLine(side: 'a' | 'b'): string {
   const answer = STEPS[side][STEPS[side].length - 1].args;
   const judge = { input: [{ role: 'user', content: `Is this a fix?\n${answer}`, type: 'message' }], temperature: pyFloat(0) };
   const verdict = [{ id: `msg_j${side}`, content: [{ annotations: [], text: side === 'a' ? 'No.' : 'Yes.', type: 'output_text' }], role: 'assistant', status: 'completed', type: 'message' }];
-  lines.push(exchange(side, STEPS[side].length, 'judge_model', judge, verdict, JUDGE_TOKENS[side], JUDGE_LATENCY[side]));
-  return lines.join('');
+  return exchange(side, STEPS[side].length, 'judge_model', judge, verdict, JUDGE_TOKENS[side], JUDGE_LATENCY[side]);
+}
+
+/** A longer pair of the same task: LONG.calls policy calls each, alike up to LONG.divergeAt, where b searches and a plots. */
+export const LONG = { a: '0-2', b: '0-3', calls: 120, divergeAt: 100 };
+
+function longSteps(side: 'a' | 'b'): Step[] {
+  return Array.from({ length: LONG.calls }, (_, i) =>
+    i < LONG.divergeAt || side === 'a' ? { tool: i < LONG.divergeAt ? 'search' : 'plot', args: `{"q":"page ${i}"}`, result: `page ${i}: 3 matches` } : { tool: 'search', args: `{"q":"other ${i}"}`, result: `other ${i}: none` },
+  );
 }
 
 /** Conversation items in the request of a's or b's policy call i: system, task, then a call and its output per step. */
@@ -99,6 +115,9 @@ export function writeDiffData(dir: string): string {
   writeGymEvalRun(results, DIFF_RUN, FIXTURES.file.anyswe_claude_code, { captureDir: 'model-calls' });
   writeFileSync(path.join(results, 'model-calls', `${A}.capture.jsonl`), captureLines('a'));
   writeFileSync(path.join(results, 'model-calls', `${B}.capture.jsonl`), captureLines('b'));
+  for (const side of ['a', 'b'] as const) {
+    writeFileSync(path.join(results, 'model-calls', `${LONG[side]}.capture.jsonl`), policyLines(`${side}l`, longSteps(side), () => 800, () => 300));
+  }
   copyFileSync(FIXTURES.file.string_match, path.join(results, `${UNCAPTURED_RUN}.jsonl`));
   return results;
 }

@@ -10,7 +10,7 @@ import { parseStrict, type JsonObject } from '../../../lib/capture/json';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { rolloutDiff, rolloutDiffPair } from '../../../lib/index/rollout-diff';
 import { diffSides, type JsonDiff } from '../../../lib/rollouts/diff-json';
-import { A, B, DIFF_RUN, expectedDiff, UNCAPTURED_RUN, writeDiffData } from '../../support/diff-data';
+import { A, B, DIFF_RUN, expectedDiff, LONG, UNCAPTURED_RUN, writeDiffData } from '../../support/diff-data';
 import { FIXTURES } from '../../support/nemo-gym-data';
 
 let dir: string;
@@ -75,6 +75,14 @@ describe('rolloutDiff over the index', () => {
     const p = (await rolloutDiffPair(index, a, b, 4))!.pairs[0];
     expect(p.request_diff).toMatchObject({ op: 'added' });
     expect(p.response_diff).toMatchObject({ op: 'added' });
+  });
+
+  it('a long pair diverges where it was built to, and stays paired by server after it', async () => {
+    const d = (await rolloutDiff(index, { run: DIFF_RUN, rollout: LONG.a }, { run: DIFF_RUN, rollout: LONG.b }))!;
+    expect(d.pairs).toHaveLength(LONG.calls);
+    expect(d.pairs.every((p) => p.a_call === p.index && p.b_call === p.index)).toBe(true);
+    expect(d.first_divergence).toEqual({ pair: LONG.divergeAt, in: 'response' });
+    expect(d.pairs[LONG.divergeAt + 1].request_diff).toMatchObject({ shared_prefix: 2 + 2 * LONG.divergeAt, equal: false });
   });
 
   it('unknown runs and rollouts are null', async () => {
