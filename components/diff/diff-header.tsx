@@ -32,7 +32,7 @@ const sum = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : xs.r
 
 /** Which two rollouts, how their calls line up, and where they first diverge. */
 export function DiffHeader({ diff }: { diff: DiffBody }) {
-  const counts = { same: 0, different: 0, a_only: 0, b_only: 0 };
+  const counts = { same: 0, different: 0, unknown: 0, a_only: 0, b_only: 0 };
   for (const p of diff.pairs) counts[p.state]++;
   const d = diff.first_divergence;
   const at = d ? diff.pairs[d.pair] : null;
@@ -49,7 +49,7 @@ export function DiffHeader({ diff }: { diff: DiffBody }) {
       </div>
       <p className="text-sm" aria-label="diff summary">
         {formatCount(diff.pairs.length)} aligned pairs: {formatCount(counts.same)} the same, {formatCount(counts.different)} different, {formatCount(counts.a_only)} in a only,{' '}
-        {formatCount(counts.b_only)} in b only. In all, b − a: <span className="tabular-nums">{signedCount(sum(diff.pairs.map((p) => p.tokens_delta)))}</span> tokens,{' '}
+        {formatCount(counts.b_only)} in b only{counts.unknown ? `, ${formatCount(counts.unknown)} without payloads to compare` : ''}. In all, b − a: <span className="tabular-nums">{signedCount(sum(diff.pairs.map((p) => p.tokens_delta)))}</span> tokens,{' '}
         <span className="tabular-nums">{signedMs(sum(diff.pairs.map((p) => p.latency_delta)))}</span> latency.
       </p>
       <p role="status" aria-label="first divergence" className="text-sm">
@@ -60,7 +60,7 @@ export function DiffHeader({ diff }: { diff: DiffBody }) {
           </>
         ) : (
           <>
-            <Badge tone="good">no divergence</Badge> every pair has the same requests and responses (ids, timestamps and usage aside).
+            <Badge tone="good">no divergence</Badge> every pair {counts.unknown ? 'that has payloads ' : ''}has the same requests and responses (ids, timestamps and usage aside).
           </>
         )}
       </p>

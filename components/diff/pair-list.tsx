@@ -14,7 +14,7 @@ import { formatCount, formatMs } from '@/lib/view/format';
 const GRID = 'grid grid-cols-[52px_minmax(0,1fr)_150px_minmax(0,1fr)_112px] items-center gap-x-3 px-3';
 const ROW_HEIGHT = 40;
 const HEADER_HEIGHT = 30;
-const TONE = { same: 'good', different: 'warn', a_only: 'bad', b_only: 'bad' } as const;
+const TONE = { same: 'good', different: 'warn', unknown: 'neutral', a_only: 'bad', b_only: 'bad' } as const;
 
 export const sideCallHref = (s: DiffSideInfo, ref: string) => (s.source === 'line' ? rolloutHref(s.run, s.rollout) : callHref(s.run, s.rollout, ref));
 

@@ -230,7 +230,7 @@ const diffOf = (what: string) =>
   z
     .unknown()
     .describe(
-      `Without pair: a summary {op: "summary", equal${what === 'request' ? ', shared_prefix (conversation items both requests start with, the same but for ids, timestamps and usage), a_items, b_items' : ''}} (equal: the same but for ids, timestamps and usage), null for an unmatched call. With pair: the structural diff of the two ${what}s, a tree of {op: same (value) | added (b) | removed (a) | changed (a, b) | object (entries: [{key, diff}]) | array (a_length, b_length, runs: [{op: same|added|removed (count, values; a same run whose items differ in ids keeps b's in b_values) | changed (diff), a_index, b_index}]) | text (runs of lines: {op, a_line, b_line, count, lines})}`,
+      `Without pair: a summary {op: "summary", equal${what === 'request' ? ', shared_prefix (conversation items both requests start with, the same but for ids, timestamps and usage), a_items, b_items' : ''}} (equal: the same but for ids, timestamps and usage; null when a side has no payload), null for an unmatched call. With pair: the structural diff of the two ${what}s, a tree of {op: same (value) | added (b) | removed (a) | changed (a, b) | object (entries: [{key, diff}]) | array (a_length, b_length, runs: [{op: same|added|removed (count, values; a same run whose items differ in ids keeps b's in b_values) | changed (diff), a_index, b_index}]) | text (runs of lines: {op, a_line, b_line, count, lines})}`,
     );
 export const DiffSchema = z.object({
   a: DiffSideSchema,
@@ -250,7 +250,7 @@ export const DiffSchema = z.object({
       b_tokens: nullableNumber,
       a_latency_ms: nullableNumber,
       b_latency_ms: nullableNumber,
-      state: z.enum(['same', 'different', 'a_only', 'b_only']),
+      state: z.enum(['same', 'different', 'unknown', 'a_only', 'b_only']).describe("'unknown': a side has no payload to compare (calls from a line's attachment, whose payloads NeMo Gym strips; a failed exchange), and what can be compared does not differ"),
       request_diff: diffOf('request'),
       response_diff: diffOf('response'),
       tokens_delta: nullableNumber.describe("b − a in total tokens (a call one side lacks counts 0 there); null when a present call's tokens are unknown"),

@@ -12,7 +12,7 @@ import { serialize, type JsonObject, type JsonValue } from '../capture/json';
 import { diffPair, diffRollouts, type DiffCall, type DiffSide, type PairSummary, type RolloutDiff } from '../rollouts/diff';
 import type { CallPayload } from '../rollouts/diff-shape';
 import type { CallscopeIndex } from './index';
-import { callsOfRollout, readRolloutLine, trajectoryPayloads, type CallLocation } from './payload';
+import { callsOfRollout, locateCall, readRolloutLine, trajectoryPayloads, type CallLocation } from './payload';
 import type { RolloutRow } from './queries';
 
 export interface RolloutRef {
@@ -36,6 +36,8 @@ export interface DiffBody extends RolloutDiff {
 }
 
 const CACHE_SIZE = 4;
+/** Bytes of consecutive capture lines read at once. */
+const READ_CHUNK = 64 << 20;
 const CACHE = Symbol.for('callscope.rolloutDiffCache');
 type Cached = { key: string; body: DiffBody };
 const cache = (): Cached[] => ((globalThis as { [CACHE]?: Cached[] })[CACHE] ??= []);
@@ -73,9 +75,10 @@ async function onePayload(index: CallscopeIndex, ref: RolloutRef, info: DiffSide
   const row = index.rollout(ref.run, ref.rollout);
   if (!row) return null;
   if (info.source === 'line') return (await lineSide(index, ref, row)).side.payloads[0] ?? null;
-  const locs = callsOfRollout(index.db, row.pk).filter((l) => l.call_index === callIndex);
-  const calls = index.rolloutCalls(ref.run, ref.rollout)?.filter((c) => c.call_index === callIndex) ?? [];
-  return (await payloadsOf(index, ref, row, locs, calls.map((c) => c.dialect)))[0] ?? null;
+  const loc = locateCall(index.db, row.pk, `i${callIndex}`);
+  if (!loc) return null;
+  const dialect = index.db.prepare('SELECT dialect FROM calls WHERE rollout_pk = ? AND call_index = ?').pluck().get(row.pk, callIndex) as string | null;
+  return (await payloadsOf(index, ref, row, [loc], [dialect]))[0] ?? null;
 }
 
 async function readSide(index: CallscopeIndex, ref: RolloutRef, row: RolloutRow): Promise<{ info: DiffSideInfo; side: DiffSide }> {
@@ -131,21 +134,30 @@ async function payloadsOf(index: CallscopeIndex, ref: RolloutRef, row: RolloutRo
     else byPath.set(l.path, [i]);
   });
   for (const [file, which] of byPath) {
-    const from = Math.min(...which.map((i) => locs[i].line_offset));
-    const to = Math.max(...which.map((i) => locs[i].line_offset + locs[i].line_length));
     let handle: fsp.FileHandle | null = null;
     try {
       handle = await fsp.open(file, 'r');
-      const buf = Buffer.allocUnsafe(to - from);
-      const { bytesRead } = await handle.read(buf, 0, buf.length, from);
-      for (const i of which) {
-        const l = locs[i];
-        const span = (off: number | null, len: number | null) => (off === null || len === null || off + len - from > bytesRead ? null : buf.subarray(off - from, off - from + len));
-        out[i].request = span(l.req_off, l.req_len);
-        out[i].response = span(l.resp_off, l.resp_len);
+      which.sort((x, y) => locs[x].line_offset - locs[y].line_offset);
+      // Consecutive lines read together, up to READ_CHUNK at a time (one line alone may be longer).
+      for (let k = 0; k < which.length; ) {
+        const from = locs[which[k]].line_offset;
+        let to = from + locs[which[k]].line_length;
+        let end = k + 1;
+        for (; end < which.length; end++) {
+          const l = locs[which[end]];
+          if (l.line_offset + l.line_length - from > READ_CHUNK) break;
+          to = Math.max(to, l.line_offset + l.line_length);
+        }
+        const buf = await readRange(handle, from, to - from);
+        for (; k < end; k++) {
+          const l = locs[which[k]];
+          const span = (off: number | null, len: number | null) => (off === null || len === null || off + len - from > buf.length ? null : buf.subarray(off - from, off - from + len));
+          out[which[k]].request = span(l.req_off, l.req_len);
+          out[which[k]].response = span(l.resp_off, l.resp_len);
+        }
       }
     } catch {
-      // A capture file gone or shrunk under the index: its calls have no payloads to compare.
+      // A capture file gone under the index: its calls have no payloads to compare.
     } finally {
       await handle?.close();
     }
@@ -160,4 +172,16 @@ async function payloadsOf(index: CallscopeIndex, ref: RolloutRef, row: RolloutRo
     });
   }
   return out;
+}
+
+/** Up to `length` bytes at `start` (fewer when the file shrank under the index). */
+async function readRange(handle: fsp.FileHandle, start: number, length: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(buf, done, length - done, start + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return buf.subarray(0, done);
 }

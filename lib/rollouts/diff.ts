@@ -6,11 +6,13 @@
 //
 // "Differ" leaves out what differs between any two runs of one conversation (ids, timestamps, usage:
 // ignoreVolatile): two rollouts that said the same things diverge where one first says something else. A call that
-// only one side has is a divergence too.
+// only one side has is a divergence too. A request or response that either side has no payload for (calls from a
+// line's attachment, whose payloads NeMo Gym strips; a failed exchange) cannot be compared: equal is null, and such
+// a pair is 'unknown', not a divergence, unless what can be compared differs.
 import { parseStrict } from '../capture/json';
 import { alignCalls } from './diff-align';
 import { diffJson, ignoreVolatile, type JsonDiff } from './diff-json';
-import { ShapeTable, type CallPayload, type CallShape } from './diff-shape';
+import { NONE, ShapeTable, type CallPayload, type CallShape } from './diff-shape';
 
 /** One call as the diff needs it (the index's call columns). */
 export interface DiffCall {
@@ -29,8 +31,8 @@ export interface DiffSide {
 
 export interface RequestSummary {
   op: 'summary';
-  /** Equal but for ids, timestamps and usage. */
-  equal: boolean;
+  /** Equal but for ids, timestamps and usage; null when either side has no payload. */
+  equal: boolean | null;
   /** Conversation items both requests start with (the same but for ids, timestamps and usage); null when either has no list. */
   shared_prefix: number | null;
   a_items: number | null;
@@ -38,10 +40,10 @@ export interface RequestSummary {
 }
 export interface ResponseSummary {
   op: 'summary';
-  equal: boolean;
+  equal: boolean | null;
 }
 
-export type PairState = 'same' | 'different' | 'a_only' | 'b_only';
+export type PairState = 'same' | 'different' | 'unknown' | 'a_only' | 'b_only';
 
 export interface PairSummary {
   index: number;
@@ -83,6 +85,7 @@ function delta(a: DiffCall | null, b: DiffCall | null, field: 'tokens_total' | '
 }
 
 function requestSummary(t: ShapeTable, x: CallShape, y: CallShape): RequestSummary {
+  if (x.rest === NONE || y.rest === NONE) return { op: 'summary', equal: null, shared_prefix: null, a_items: null, b_items: null };
   if (!x.items || !y.items) {
     const equal = !x.items && !y.items && t.equivalent(x.rest, y.rest);
     return { op: 'summary', equal, shared_prefix: null, a_items: x.items?.length ?? null, b_items: y.items?.length ?? null };
@@ -92,6 +95,15 @@ function requestSummary(t: ShapeTable, x: CallShape, y: CallShape): RequestSumma
   while (shared < n && t.equivalent(x.items[shared], y.items[shared])) shared++;
   const equal = shared === x.items.length && shared === y.items.length && t.equivalent(x.rest, y.rest);
   return { op: 'summary', equal, shared_prefix: shared, a_items: x.items.length, b_items: y.items.length };
+}
+
+function responseEqual(t: ShapeTable, x: CallShape, y: CallShape): boolean | null {
+  return x.response === NONE || y.response === NONE ? null : t.equivalent(x.response, y.response);
+}
+
+function pairState(request: boolean | null, response: boolean | null): PairState {
+  if (request === false || response === false) return 'different';
+  return request === null || response === null ? 'unknown' : 'same';
 }
 
 export function diffRollouts(a: DiffSide, b: DiffSide): RolloutDiff {
@@ -107,9 +119,9 @@ export function diffRollouts(a: DiffSide, b: DiffSide): RolloutDiff {
     const ca = p.a === null ? null : a.calls[p.a];
     const cb = p.b === null ? null : b.calls[p.b];
     const request = p.a !== null && p.b !== null ? requestSummary(table, sa[p.a], sb[p.b]) : null;
-    const response: ResponseSummary | null = p.a !== null && p.b !== null ? { op: 'summary', equal: table.equivalent(sa[p.a].response, sb[p.b].response) } : null;
-    const state: PairState = !ca ? 'b_only' : !cb ? 'a_only' : request!.equal && response!.equal ? 'same' : 'different';
-    if (!first && state !== 'same') first = { pair: index, in: !request ? 'unmatched' : !request.equal ? 'request' : 'response' };
+    const response: ResponseSummary | null = p.a !== null && p.b !== null ? { op: 'summary', equal: responseEqual(table, sa[p.a], sb[p.b]) } : null;
+    const state: PairState = !ca ? 'b_only' : !cb ? 'a_only' : pairState(request!.equal, response!.equal);
+    if (!first && state !== 'same' && state !== 'unknown') first = { pair: index, in: !request ? 'unmatched' : request.equal === false ? 'request' : 'response' };
     return {
       index,
       a_call: ca?.call_index ?? null,

@@ -36,6 +36,7 @@ export function signatureText(signature: string | null): string {
 export const STATE_TEXT: Record<PairSummary['state'], string> = {
   same: 'same',
   different: 'differs',
+  unknown: 'no payload',
   a_only: 'a only',
   b_only: 'b only',
 };

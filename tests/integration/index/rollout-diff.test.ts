@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStrict, type JsonObject } from '../../../lib/capture/json';
 import { CallscopeIndex } from '../../../lib/index/index';
 import { rolloutDiff, rolloutDiffPair } from '../../../lib/index/rollout-diff';
-import { diffSides, type JsonDiff } from '../../../lib/rollouts/diff-json';
+import type { JsonDiff } from '../../../lib/rollouts/diff-json';
+import { diffSides } from '../../../lib/rollouts/diff-sides';
 import { A, B, DIFF_RUN, expectedDiff, LONG, UNCAPTURED_RUN, writeDiffData } from '../../support/diff-data';
 import { FIXTURES } from '../../support/nemo-gym-data';
 

@@ -4,9 +4,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { alignCalls } from '../../../lib/rollouts/diff-align';
-import { diffJson, diffSides, hasChanges, ignoreVolatile, jsonEqual, type JsonDiff } from '../../../lib/rollouts/diff-json';
+import { diffJson, ignoreVolatile, jsonEqual, type JsonDiff } from '../../../lib/rollouts/diff-json';
+import { diffSides, hasChanges } from '../../../lib/rollouts/diff-sides';
 import { diffSequences } from '../../../lib/rollouts/diff-sequence';
-import { extendSplit, ShapeTable, splitRequest } from '../../../lib/rollouts/diff-shape';
+import { ShapeTable } from '../../../lib/rollouts/diff-shape';
+import { extendSplit, splitRequest } from '../../../lib/rollouts/diff-split';
 
 /** JSON values as they come out of a parser (-0 is 0 once written). */
 const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);

@@ -4,9 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { JsonFloat, parseStrict } from '../../../lib/capture/json';
 import { alignCalls } from '../../../lib/rollouts/diff-align';
-import { diffJson, diffSides, hasChanges, ignoreVolatile, jsonEqual, type JsonDiff } from '../../../lib/rollouts/diff-json';
+import { diffJson, ignoreVolatile, jsonEqual, type JsonDiff } from '../../../lib/rollouts/diff-json';
+import { diffSides, hasChanges } from '../../../lib/rollouts/diff-sides';
 import { diffSequences } from '../../../lib/rollouts/diff-sequence';
-import { extendSplit, itemRole, splitRequest } from '../../../lib/rollouts/diff-shape';
+import { itemRole } from '../../../lib/rollouts/diff-shape';
+import { extendSplit, splitRequest } from '../../../lib/rollouts/diff-split';
 import { diffPair, diffRollouts, type DiffCall, type DiffSide } from '../../../lib/rollouts/diff';
 
 type Item = Record<string, unknown>;
@@ -100,6 +102,19 @@ describe('diffRollouts', () => {
     expect(d.first_divergence).toEqual({ pair: 1, in: 'unmatched' });
     expect(d.pairs[2].tokens_delta).toBe(102);
     expect(diffRollouts(b, a).pairs[1].tokens_delta).toBe(-101);
+  });
+
+  it('calls without payloads (a line\'s attachment) cannot be compared: unknown, not the same, and no divergence', () => {
+    const strip = (s: DiffSide, keep: number[] = []): DiffSide => ({ calls: s.calls, payloads: s.payloads.map((p, i) => (keep.includes(i) ? p : { ...p, request: null, response: null })) });
+    const d = diffRollouts(strip(rollout(SHARED)), strip(rollout(SHARED)));
+    expect(d.pairs.map((p) => p.state)).toEqual(['unknown', 'unknown', 'unknown']);
+    expect(d.pairs[0].request_diff).toMatchObject({ equal: null });
+    expect(d.first_divergence).toBeNull();
+    // What can be compared still counts: a response that differs is a divergence.
+    const other = rollout([SHARED[0], SHARED[1], tool('3', 'search', 'x')]);
+    const e = diffRollouts(strip(rollout(SHARED), [2]), { calls: other.calls, payloads: other.payloads.map((p, i) => (i === 2 ? { ...p, request: null } : { ...p, request: null, response: null })) });
+    expect(e.pairs.map((p) => p.state)).toEqual(['unknown', 'unknown', 'different']);
+    expect(e.first_divergence).toEqual({ pair: 2, in: 'response' });
   });
 
   it('unknown tokens give an unknown delta, not a number', () => {
