@@ -66,6 +66,13 @@ export function openApiDocument() {
       '/api/compare/points': {
         get: { summary: 'Per-rollout (tokens_total, reward) points per run, for the scatter', parameters: queryParams(S.PointsQuerySchema), responses: { 200: { description: 'points', ...json(S.PointsSchema) }, ...errors } },
       },
+      '/api/diff': {
+        get: {
+          summary: 'Two rollouts aligned call by call: per pair whether requests and responses differ, token and latency deltas, the first divergence; with pair, that pair\'s structural diffs',
+          parameters: queryParams(S.DiffQuerySchema).map((p) => (p.name === 'pair' ? p : { ...p, required: true })),
+          responses: { 200: { description: 'diff', ...json(S.DiffSchema) }, ...errors },
+        },
+      },
       '/api/events': { get: { summary: 'Server-Sent Events of index changes', responses: { 200: { description: 'event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } } } },
     },
   };

@@ -208,3 +208,62 @@ export const CallColumnsQuerySchema = z
   .strict();
 export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
 export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, and tasks paired by index when the runs are over the same tasks (task_relation: whether, on what basis, and why)');
+
+/** `run/rollout`: one rollout of any served run, as /api/diff and /diff name the two sides. */
+export const RolloutRefSchema = z
+  .string()
+  .max(402)
+  .regex(/^[^/]+\/[^/]+$/, 'not run/rollout')
+  .transform((s) => ({ run: s.slice(0, s.indexOf('/')), rollout: s.slice(s.indexOf('/') + 1) }))
+  .pipe(z.object({ run: RunIdSchema, rollout: RolloutKeySchema }));
+export const DiffQuerySchema = z
+  .object({
+    a: RolloutRefSchema.describe('the first rollout, run/rollout'),
+    b: RolloutRefSchema.describe('the second rollout, run/rollout'),
+    pair: z.coerce.number().int().min(0).max(999_999_999).optional().describe("one pair's index: the answer's pairs holds that pair alone, with its full request and response diffs"),
+  })
+  .strict();
+const DiffSideSchema = z.object({
+  run: z.string(),
+  rollout: z.string(),
+  source: z.enum(['capture', 'attachment', 'line', 'none']).describe("'line': the rollout has no calls, so its line's conversation (responses_create_params as the request, response as the response) is diffed as one call, call 0; 'none': no calls and no line"),
+  calls: z.number(),
+  reward: nullableNumber,
+  task_index: nullableNumber,
+});
+const diffOf = (what: string) =>
+  z
+    .unknown()
+    .describe(
+      `Without pair: a summary {op: "summary", equal${what === 'request' ? ', shared_prefix (conversation items both requests start with, the same but for ids, timestamps and usage), a_items, b_items' : ''}} (equal: the same but for ids, timestamps and usage; null when a side has no payload), null for an unmatched call. With pair: the structural diff of the two ${what}s, a tree of {op: same (value) | added (b) | removed (a) | changed (a, b) | object (entries: [{key, diff}]) | array (a_length, b_length, runs: [{op: same|added|removed (count, values; a same run whose items differ in ids keeps b's in b_values) | changed (diff), a_index, b_index}]) | text (runs of lines: {op, a_line, b_line, count, lines})}`,
+    );
+export const DiffSchema = z.object({
+  a: DiffSideSchema,
+  b: DiffSideSchema,
+  pair: z.number().optional().describe('the pair asked for'),
+  pairs: z.array(
+    z.object({
+      index: z.number().describe("the pair's position in the alignment"),
+      a_call: nullableNumber.describe("call_index of a's call, or null when b's call has no match in a"),
+      b_call: nullableNumber,
+      a_ref: z.string().nullable().describe("a's call as the call routes address it (model_call_id or i<call_index>; 'line' for a line's conversation)"),
+      b_ref: z.string().nullable(),
+      model_server: z.string().nullable(),
+      a_signature: z.string().nullable().describe('what the request ends with (the roles after the model\'s last item) > the tool calls the response asks for'),
+      b_signature: z.string().nullable(),
+      a_tokens: nullableNumber,
+      b_tokens: nullableNumber,
+      a_latency_ms: nullableNumber,
+      b_latency_ms: nullableNumber,
+      state: z.enum(['same', 'different', 'unknown', 'a_only', 'b_only']).describe("'unknown': a side has no payload to compare (calls from a line's attachment, whose payloads NeMo Gym strips; a failed exchange), and what can be compared does not differ"),
+      request_diff: diffOf('request'),
+      response_diff: diffOf('response'),
+      tokens_delta: nullableNumber.describe("b − a in total tokens (a call one side lacks counts 0 there); null when a present call's tokens are unknown"),
+      latency_delta: nullableNumber.describe('b − a in latency (ms), alike'),
+    }),
+  ),
+  first_divergence: z
+    .object({ pair: z.number(), in: z.enum(['request', 'response', 'unmatched']) })
+    .nullable()
+    .describe('the first pair whose requests or responses differ (but for ids, timestamps and usage), or that one side lacks; null when none'),
+});

@@ -1055,7 +1055,7 @@ function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): 
  * The end of the container at `i` walked structurally (as Parser.skipValue does), or -1: by the native addon when
  * it is built (the same walk in C++, held equal by tests/unit/capture/skip-native.property.test.ts), else below.
  */
-function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
+export function skippedContainerEnd(b: Buffer, i: number, depth: number): number {
   const native = nativeAddon();
   return native ? native.skipContainer(b, i, depth) : skippedContainerEndJs(b, i, depth);
 }

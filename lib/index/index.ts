@@ -392,6 +392,24 @@ export class CallscopeIndex extends EventEmitter {
     return run && row ? this.attemptsOf(run.no, row) : null;
   }
 
+  /**
+   * The best other rollout of the same task in the run (what "diff with…" offers): the highest reward, a persisted
+   * rollout before a failed attempt, then the lowest rollout index; null for a rollout without a task index or alone.
+   */
+  bestOfTask(runId: string, key: string): { key: string; reward: number | null } | null {
+    const run = this.runSource(runId);
+    const row = this.rollout(runId, key);
+    if (!run || !row || row.task_index === null) return null;
+    return (
+      (this.db
+        .prepare(
+          `SELECT key, reward FROM rollouts WHERE run_no = ? AND task_index = ? AND pk != ?
+           ORDER BY reward IS NULL, reward DESC, failure_class IS NOT NULL, IFNULL(rollout_index, 0), IFNULL(attempt, 0) DESC, key LIMIT 1`,
+        )
+        .get(run.no, row.task_index, row.pk) as { key: string; reward: number | null } | undefined) ?? null
+    );
+  }
+
   private attemptsOf(runNo: number, row: RolloutRow): RolloutDetail['attempts'] {
     if (row.task_index === null || row.rollout_index === null) return [];
     return this.db

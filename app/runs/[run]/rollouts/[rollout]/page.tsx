@@ -29,7 +29,7 @@ export default async function RolloutPage({ params }: Props) {
   const line = index.lineLocation(run, rollout);
   return (
     <div className="space-y-5">
-      <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} />
+      <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} best={index.bestOfTask(run, rollout)} />
       <AttemptLinks run={run} attempts={attempts} />
       {line && row.num_calls === 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce /> : null}
       <GapList gaps={r.gaps} source={r.source} calls={r.num_calls} rolloutId={r.rollout_id} />

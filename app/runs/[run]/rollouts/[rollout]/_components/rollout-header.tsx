@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { runHref } from '@/components/calls/call-href';
+import { DiffWithForm } from '@/components/diff/diff-with-form';
 import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
@@ -33,7 +34,7 @@ export interface AttachedTotals {
 }
 
 /** Who the rollout is (ids, reward, attempt, task, agent), its totals with units, and its state flags. */
-export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedRollout; attached: AttachedTotals }) {
+export function RolloutHeader({ run, r, attached, best }: { run: string; r: PresentedRollout; attached: AttachedTotals; best: { key: string; reward: number | null } | null }) {
   const wallMs = r.started_at !== null && r.completed_at !== null ? (r.completed_at - r.started_at) * 1000 : null;
   const u = r.response_usage;
   const unknown = r.source === 'none';
@@ -107,6 +108,7 @@ export function RolloutHeader({ run, r, attached }: { run: string; r: PresentedR
         <span title={ROLLOUT_SOURCE_INFO[r.source].meaning}>calls from: <span className="text-fg">{ROLLOUT_SOURCE_INFO[r.source].title}</span></span>
         <span>started: <span className="text-fg"><LocalTime seconds={r.started_at} /></span></span>
       </div>
+      <DiffWithForm run={run} rollout={r.key} best={best} />
     </header>
   );
 }
