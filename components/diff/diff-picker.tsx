@@ -1,4 +1,4 @@
-import { controlClass } from '@/components/rollouts/filter-select';
+import { controlClass } from '@/components/ui/control';
 import { buttonClass } from '@/components/ui/button';
 
 /** Two rollouts to diff, named run/rollout: a plain GET form to /diff, prefilled with what the link named. */

@@ -1,4 +1,4 @@
-import { controlClass } from '@/components/rollouts/filter-select';
+import { controlClass } from '@/components/ui/control';
 import { buttonClass } from '@/components/ui/button';
 import { formatReward } from '@/lib/view/format';
 
