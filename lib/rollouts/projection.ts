@@ -1,0 +1,304 @@
+// The collector's post-processing of a rollout after the capture merge (spec §5.1 step 3, §5.2, §5.4): the
+// observation rewrite, the `ng_trajectory` projection (_build_trajectory_record), its failure path and the
+// payload stripping, as nemo_gym/rollout_collection.py does them. A Python exception becomes a
+// ProjectionError carrying the class name upstream's gaps record as `detail`.
+import { isJsonObject, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json';
+import { rolloutIdFromBody } from '../capture/ids';
+import type { ModelCallRecord } from '../capture/record';
+import { associateClaudeCodeCompactionCalls, CLAUDE_CODE_SOURCE } from './compaction';
+import { dedupGaps, gap, joinModelCallObservations, JoinError, type GapObject } from './join';
+import { observationGap, validateBundle } from './observations';
+import { withoutNulls } from './pymodel';
+import { trajectoryModelCall, trajectoryRecord, trajectoryToolCall, validateTrajectory } from './trajectory-model';
+
+export const PAYLOAD_KEYS = ['request', 'response', 'request_raw', 'response_raw'] as const;
+
+export class ProjectionError extends Error {
+  constructor(
+    message: string,
+    readonly pythonClass: string,
+  ) {
+    super(message);
+    this.name = 'ProjectionError';
+  }
+}
+
+function check(r: ReturnType<typeof trajectoryModelCall.validate>): JsonObject {
+  if (!r.ok) throw new ProjectionError(r.problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; '), 'ValidationError');
+  return r.value as JsonObject;
+}
+
+/**
+ * §5.1 step 3 on a line: validates `ng_agent_observations`, runs the claude_code association and the join, and
+ * rewrites the line's bundle in normalized form. Returns the capture gaps to add (agent_observation_join_failed).
+ */
+export function rewriteObservations(line: JsonObject, calls: readonly ModelCallRecord[]): GapObject[] {
+  const raw = line.ng_agent_observations;
+  if (raw === undefined || raw === null) return [];
+  const validated = validateBundle(raw);
+  if (!validated.ok) return [gap('agent_observation_join_failed')];
+  let bundle = validated.value;
+  try {
+    if (bundle.source === CLAUDE_CODE_SOURCE) {
+      try {
+        bundle = associateClaudeCodeCompactionCalls(bundle, calls);
+      } catch {
+        (bundle.gaps as JsonObject[]).push(gap('compaction_model_call_join_failed'));
+      }
+    }
+    bundle = joinModelCallObservations(bundle, calls);
+  } catch (err) {
+    if (err instanceof JoinError) return [gap('agent_observation_join_failed')];
+    throw err;
+  }
+  setKey(line, 'ng_agent_observations', bundle);
+  return [];
+}
+
+/** _has_observation_gap: in ng_trajectory.gaps or ng_agent_observations.gaps, whichever are objects. */
+export function hasObservationGap(result: JsonObject, code: string): boolean {
+  for (const key of ['ng_trajectory', 'ng_agent_observations']) {
+    const o = result[key];
+    const gaps = isJsonObject(o) ? o.gaps : undefined;
+    if (Array.isArray(gaps) && gaps.some((g) => isJsonObject(g) && g.code === code)) return true;
+  }
+  return false;
+}
+
+/** Python's str() of a JSON scalar (enough for ids: str, int, float, bool). */
+function pyStr(v: JsonValue): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number' || typeof v === 'bigint') return Number.isInteger(v) || typeof v === 'bigint' ? String(v) : String(v);
+  if (v !== null && typeof v === 'object' && 'value' in v) return Number.isInteger(v.value) ? `${v.value}.0` : String(v.value);
+  return JSON.stringify(v);
+}
+
+export function trajectoryIdentity(row: JsonObject): { task_id: string; rollout_id: string } {
+  // next(...)'s default is evaluated first, so a row without _ng_task_index raises even with a task_id
+  if (!Object.prototype.hasOwnProperty.call(row, '_ng_task_index')) throw new ProjectionError("'_ng_task_index'", 'KeyError');
+  const fallback = pyStr(row._ng_task_index);
+  const key = ['task_id', 'problem_id', 'instance_id'].find((k) => row[k] !== undefined && row[k] !== null);
+  const task_id = key ? pyStr(row[key]) : fallback;
+  let id: string | null;
+  try {
+    id = rolloutIdFromBody(row);
+  } catch (err) {
+    throw new ProjectionError((err as Error).message, 'ValueError');
+  }
+  if (!id) {
+    if (!Object.prototype.hasOwnProperty.call(row, '_ng_rollout_index')) throw new ProjectionError("'_ng_rollout_index'", 'KeyError');
+    id = `${pyStr(row._ng_task_index)}-${pyStr(row._ng_rollout_index)}`;
+  }
+  return { task_id, rollout_id: id };
+}
+
+const copy = (o: JsonObject): JsonObject => {
+  const out: JsonObject = {};
+  for (const k of keysOf(o)) setKey(out, k, o[k]);
+  return out;
+};
+const update = (target: JsonObject, source: JsonObject) => {
+  for (const k of keysOf(source)) setKey(target, k, source[k]);
+};
+/** Python iteration of `x or []` over a JSON value; a truthy number or bool is not iterable. */
+function iterate(v: JsonValue | undefined): JsonValue[] {
+  if (Array.isArray(v)) return v;
+  if (v === undefined || v === null || v === false || v === 0 || v === '') return [];
+  if (typeof v === 'string') return [...v];
+  if (isJsonObject(v)) return keysOf(v);
+  if (typeof v === 'object' && v.value === 0) return [];
+  throw new ProjectionError('object is not iterable', 'TypeError');
+}
+const META_KEYS = ['response_id', 'model_ref', 'model', 'dialect', 'status_code', 'response_status', 'finish_reason', 'error_category', 'latency_ttft_ms'];
+const nonNegativeInt = (v: JsonValue | undefined): JsonValue => ((typeof v === 'number' && Number.isInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n) ? v : null);
+
+/** _build_trajectory_record(row, result): the dumped TrajectoryRecord. Throws ProjectionError. */
+export function buildTrajectoryRecord(row: JsonObject, result: JsonObject): JsonObject {
+  const { task_id, rollout_id } = trajectoryIdentity(row);
+  const gaps: JsonObject[] = [];
+  let invocations: JsonObject[] = [];
+  let turns: JsonObject[] = [];
+  let tools: JsonObject[] = [];
+  let modelCalls: JsonObject[] = [];
+
+  const rawTrajectory = result.ng_trajectory;
+  if (isJsonObject(rawTrajectory)) {
+    const t = validateTrajectory(rawTrajectory);
+    if (t.ok) {
+      const traj = t.value;
+      const mismatches = (['task_id', 'rollout_id'] as const).filter((f) => traj[f] !== (f === 'task_id' ? task_id : rollout_id));
+      turns = traj.turns as JsonObject[];
+      if (mismatches.length) {
+        gaps.push(gap('producer_trajectory_identity_mismatch', null, mismatches.join(',')));
+        turns = turns.map((turn) => Object.assign(copy(turn), { task_id, rollout_id }));
+      }
+      gaps.push(...(traj.gaps as JsonObject[]));
+      invocations = traj.invocations as JsonObject[];
+      tools = traj.tool_calls as JsonObject[];
+      modelCalls = traj.model_calls as JsonObject[];
+    } else gaps.push(gap('producer_trajectory_invalid', null, 'ValidationError'));
+  }
+
+  const rawObservations = result.ng_agent_observations;
+  if (rawObservations !== undefined && rawObservations !== null) {
+    const v = validateBundle(rawObservations);
+    if (!v.ok) gaps.push(gap('agent_observations_invalid', null, 'ValidationError'));
+    else {
+      const records = v.value.records as JsonObject[];
+      gaps.push(...(v.value.gaps as JsonObject[]));
+      const producerIds = new Set(invocations.map((i) => i.invocation_id));
+      invocations.push(...records.filter((r) => r.kind === 'agent_invocation' && !producerIds.has(r.invocation_id)));
+      const observed = records.filter((r) => r.kind === 'tool_call');
+      if (observed.length) {
+        const outputs = new Map<string, JsonValue>();
+        for (const inv of invocations)
+          for (const item of inv.conversation as JsonObject[])
+            if (item.type === 'function_call_output') outputs.set(JSON.stringify([inv.invocation_id, item.call_id]), item.output);
+        const positions = new Map(tools.map((t, i) => [JSON.stringify([t.invocation_id, t.tool_call_id]), i]));
+        for (const obs of observed) {
+          const key = JSON.stringify([obs.invocation_id, obs.tool_call_id]);
+          const position = positions.get(key);
+          const existing = position !== undefined ? tools[position] : undefined;
+          const merged = existing ? copy(existing) : {};
+          const upd = withoutNulls(obs);
+          if (existing && obs.status === 'unknown' && existing.status !== 'unknown') delete upd.status;
+          update(merged, upd);
+          if (outputs.has(key)) setKey(merged, 'output', outputs.get(key)!);
+          const r = trajectoryToolCall.validate(merged, []);
+          if (!r.ok) {
+            gaps.push(gap('agent_observations_invalid', null, 'ValidationError'));
+            break;
+          }
+          if (position === undefined) {
+            positions.set(key, tools.length);
+            tools.push(r.value as JsonObject);
+          } else tools[position] = r.value as JsonObject;
+        }
+      }
+    }
+  }
+
+  turns = [...turns].sort((a, b) => {
+    const ta = (a.timestamp as { value: number }).value;
+    const tb = (b.timestamp as { value: number }).value;
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    if (a.invocation_id !== b.invocation_id) return (a.invocation_id as string) < (b.invocation_id as string) ? -1 : 1;
+    return Number(a.turn_no) - Number(b.turn_no);
+  });
+
+  const capture = isJsonObject(result.ng_model_call_capture) ? result.ng_model_call_capture : {};
+  const callPositions = new Map<string, number>();
+  modelCalls.forEach((c, i) => typeof c.model_call_id === 'string' && callPositions.set(c.model_call_id, i));
+  for (const raw of iterate(capture.calls)) {
+    if (!isJsonObject(raw)) continue;
+    const metadata: JsonObject = {};
+    for (const k of META_KEYS) if (raw[k] !== undefined && raw[k] !== null) setKey(metadata, k, raw[k]);
+    const response = raw.response;
+    if (isJsonObject(response) && typeof response.status === 'string' && metadata.response_status === undefined) setKey(metadata, 'response_status', response.status);
+    const got = (k: string) => (raw[k] === undefined ? null : raw[k]);
+    let projected = check(
+      trajectoryModelCall.validate(
+        {
+          model_call_id: got('model_call_id'),
+          started_at: got('started_at'),
+          completed_at: got('completed_at'),
+          duration_ms: got('latency_total_ms'),
+          request: got('request') !== null ? got('request') : got('request_raw'),
+          response: got('response') !== null ? got('response') : got('response_raw'),
+          response_metadata: metadata,
+          token_stats: {
+            prompt_tokens: nonNegativeInt(raw.tokens_in),
+            completion_tokens: nonNegativeInt(raw.tokens_out),
+            reasoning_tokens: nonNegativeInt(raw.tokens_reasoning),
+            total_tokens: nonNegativeInt(raw.tokens_total),
+            cached_tokens: nonNegativeInt(raw.cached_tokens),
+          },
+        },
+        [],
+      ),
+    );
+    const id = projected.model_call_id;
+    const position = typeof id === 'string' ? callPositions.get(id) : undefined;
+    if (typeof id === 'string') callPositions.delete(id);
+    if (position === undefined) modelCalls.push(projected);
+    else {
+      const merged = copy(modelCalls[position]);
+      const upd = withoutNulls(projected);
+      for (const k of ['response_metadata', 'token_stats']) {
+        const inner = copy(merged[k] as JsonObject);
+        update(inner, withoutNulls(upd[k] as JsonObject));
+        merged[k] = inner;
+        delete upd[k];
+      }
+      update(merged, upd);
+      projected = check(trajectoryModelCall.validate(merged, []));
+      modelCalls[position] = projected;
+    }
+  }
+
+  for (const raw of iterate(capture.gaps)) {
+    if (!isJsonObject(raw)) continue;
+    const r = observationGap.validate(raw, []);
+    gaps.push(r.ok ? (r.value as JsonObject) : gap('model_call_capture_gap_invalid'));
+  }
+  if (!modelCalls.length) gaps.push(gap('model_calls_unavailable'));
+  if (!turns.length) gaps.push(gap('turns_unavailable'));
+  if (!invocations.some((i) => (i.conversation as JsonValue[]).length > 0)) gaps.push(gap('conversation_unavailable'));
+
+  const record = trajectoryRecord.validate(
+    { task_id, rollout_id, invocations, turns, model_calls: modelCalls, tool_calls: tools, gaps: dedupGaps(gaps) },
+    [],
+  );
+  if (!record.ok) throw new ProjectionError(record.problems.map((p) => p.message).join('; '), 'ValidationError');
+  return record.value as JsonObject;
+}
+
+/** _attach_trajectory_record: the projection set on the result, or its failure recorded; payloads stripped on success. */
+export function attachTrajectoryRecord(row: JsonObject, result: JsonObject): { ok: boolean; error?: ProjectionError } {
+  try {
+    setKey(result, 'ng_trajectory', buildTrajectoryRecord(row, result));
+  } catch (err) {
+    if (!(err instanceof ProjectionError)) throw err;
+    delete result.ng_trajectory;
+    const failure: JsonObject = { code: 'trajectory_projection_failed', detail: err.pythonClass };
+    let target = result.ng_model_call_capture;
+    if (!isJsonObject(target)) target = result.ng_agent_observations;
+    let attached = false;
+    if (isJsonObject(target)) {
+      if (target.gaps === undefined) setKey(target, 'gaps', []);
+      if (Array.isArray(target.gaps)) {
+        target.gaps.push(failure);
+        attached = true;
+      }
+    }
+    if (!attached) {
+      try {
+        const { task_id, rollout_id } = trajectoryIdentity(row);
+        setKey(result, 'ng_trajectory', {
+          schema_version: '1.0',
+          task_id,
+          rollout_id,
+          invocations: [],
+          turns: [],
+          model_calls: [],
+          tool_calls: [],
+          gaps: [gap('trajectory_projection_failed', null, err.pythonClass)],
+        });
+      } catch (again) {
+        if (!(again instanceof ProjectionError)) throw again;
+      }
+    }
+    return { ok: false, error: err };
+  }
+  stripCapturePayloads(result);
+  return { ok: true };
+}
+
+export function stripCapturePayloads(result: JsonObject): void {
+  const capture = result.ng_model_call_capture;
+  const calls = isJsonObject(capture) ? capture.calls : undefined;
+  if (!Array.isArray(calls)) return;
+  for (const call of calls) if (isJsonObject(call)) for (const k of PAYLOAD_KEYS) delete call[k];
+}
+
