@@ -3,12 +3,13 @@
 // in that member's declared order with its defaults. NeMo Gym's own models ignore extra keys; the OpenAI SDK's
 // models (openai 2.7.2) keep them after the declared fields; TypedDict content parts keep only declared keys.
 import { isJsonObject, type JsonValue } from '../capture/json';
-import { any, dflt, notRequired, float, int, list, literal, model, opt, optional, req, str, union, type PyModel, type PyType } from './pymodel';
+import { ANNOTATION, LOGPROB, SDK_ITEMS } from './sdk-items';
+import { any, bool, dflt, notRequired, float, int, list, literal, model, opt, optional, req, str, union, type PyModel, type PyType } from './pymodel';
 
 const status3 = literal('in_progress', 'completed', 'incomplete');
 
 // --- TypedDict parts (openai.types.responses.*_param): declared keys only, absent optional keys stay absent.
-const td = (name: string, fields: Parameters<typeof model>[1]) => model(name, fields, { extra: 'ignore' });
+const td = (name: string, fields: Parameters<typeof model>[1]) => model(name, fields, { extra: 'ignore', typedDict: true });
 const inputText = td('ResponseInputTextParam', { text: req(str), type: req(literal('input_text')) });
 const inputImage = td('ResponseInputImageParam', {
   detail: req(literal('low', 'high', 'auto')),
@@ -55,10 +56,9 @@ const outputItemList = list(
   ]),
 );
 
-// Output-text annotations and logprobs are SDK param TypedDicts; they are kept as given (not re-shaped).
 const outputText = model(
   'NeMoGymResponseOutputText',
-  { annotations: req(list(any)), text: req(str), type: dflt(literal('output_text'), 'output_text'), logprobs: opt(list(any)) },
+  { annotations: req(list(ANNOTATION)), text: req(str), type: dflt(literal('output_text'), 'output_text'), logprobs: opt(list(LOGPROB)) },
   { extra: 'ignore' },
 );
 const refusal = model('NeMoGymResponseOutputRefusal', { refusal: req(str), type: dflt(literal('refusal'), 'refusal') }, { extra: 'ignore' });
@@ -132,32 +132,6 @@ function tokenMetadataProblem(v: JsonValue | undefined): string | null {
   return check.ok ? null : 'Token metadata is invalid';
 }
 
-// The SDK's hosted and client-executed item types are not re-shaped here: an item whose `type` is one of them is
-// kept as given (see SDK_PASS_THROUGH_TYPES); no observation producer emits them at this upstream commit.
-export const SDK_PASS_THROUGH_TYPES = [
-  'mcp_call',
-  'mcp_list_tools',
-  'mcp_approval_request',
-  'file_search_call',
-  'web_search_call',
-  'computer_call',
-  'image_generation_call',
-  'code_interpreter_call',
-  'local_shell_call',
-  'custom_tool_call',
-  'computer_call_output',
-  'custom_tool_call_output',
-  'local_shell_call_output',
-  'mcp_approval_response',
-] as const;
-
-const passThrough: PyType = {
-  validate: (v, path) =>
-    isJsonObject(v) && typeof v.type === 'string' && (SDK_PASS_THROUGH_TYPES as readonly string[]).includes(v.type)
-      ? { ok: true, value: v, fieldsSet: Object.keys(v).length }
-      : { ok: false, problems: [{ path, message: 'not an SDK item type' }] },
-};
-
 export const CONVERSATION_ITEM_MEMBERS: PyModel[] = [
   own('NeMoGymEasyInputMessage', easyInputMessage),
   own('NeMoGymMessage', message),
@@ -174,6 +148,6 @@ export const CONVERSATION_ITEM_MEMBERS: PyModel[] = [
 
 /** One conversation item, validated and dumped as NeMoGymResponseInputItem. */
 export const conversationItem: PyType = union(
-  [...CONVERSATION_ITEM_MEMBERS.slice(0, 6), passThrough, ...CONVERSATION_ITEM_MEMBERS.slice(6)],
+  [...CONVERSATION_ITEM_MEMBERS.slice(0, 6), ...SDK_ITEMS, ...CONVERSATION_ITEM_MEMBERS.slice(6)],
   tokenMetadataProblem,
 );

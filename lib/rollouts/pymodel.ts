@@ -1,7 +1,7 @@
 // A small model of pydantic v2 validation and `model_dump(mode="json")`, enough for NeMo Gym's observation and
 // trajectory models: lax coercions (int→float, "5"→5, 2.0→2), defaults filled in, declared field order, extra
 // keys forbidden / ignored / kept, after-validators, and the smart union's choice (most fields set wins, the
-// first member on a tie). Values are the lossless JsonValue of lib/capture/json.ts, so a float field serializes
+// first member on a tie; "fields set" counted as pydantic-core 2.4x counts them, see `model`). Values are the lossless JsonValue of lib/capture/json.ts, so a float field serializes
 // as orjson writes a Python float (`5.0`). Validation never throws: it returns problems with their field paths.
 import { JsonFloat, isJsonObject, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json';
 
@@ -17,6 +17,8 @@ export interface PyType {
 }
 
 const ok = (value: JsonValue, fieldsSet: number | null = null): Result => ({ ok: true, value, fieldsSet });
+// Nested validations add their counts into the same validation state (pydantic-core's add_fields_set).
+const addSet = (a: number | null, b: number | null): number | null => (a === null && b === null ? null : (a ?? 0) + (b ?? 0));
 const fail = (path: Path, message: string): Result => ({ ok: false, problems: [{ path, message }] });
 
 function num(v: JsonValue | undefined): number | null {
@@ -109,12 +111,15 @@ export function list(t: PyType): PyType {
       if (!Array.isArray(v)) return fail(path, 'Input should be a valid list');
       const out: JsonValue[] = [];
       const problems: Problem[] = [];
+      let set: number | null = null;
       v.forEach((item, i) => {
         const r = t.validate(item, [...path, i]);
-        if (r.ok) out.push(r.value);
-        else problems.push(...r.problems);
+        if (r.ok) {
+          out.push(r.value);
+          set = addSet(set, r.fieldsSet);
+        } else problems.push(...r.problems);
       });
-      return problems.length ? { ok: false, problems } : ok(out);
+      return problems.length ? { ok: false, problems } : ok(out, set);
     },
   };
 }
@@ -138,8 +143,8 @@ export interface ModelOptions {
   extra: 'forbid' | 'ignore' | 'allow';
   /** A model_validator(mode="after"): returns the ValueError message, or null. */
   after?: (value: JsonObject) => string | null;
-  /** A BeforeValidator on the model (only used on union members). */
-  before?: (value: JsonValue | undefined) => string | null;
+  /** A TypedDict (counted once per key in the smart union, where a model counts its declared fields twice). */
+  typedDict?: boolean;
 }
 
 export interface PyModel extends PyType {
@@ -156,14 +161,18 @@ export function model(name: string, fields: Record<string, Field>, options: Mode
       if (!isJsonObject(v)) return fail(path, `Input should be a valid dictionary or instance of ${name}`);
       const out: JsonObject = {};
       const problems: Problem[] = [];
-      let set = 0;
+      let found = 0;
+      let extras = 0;
+      let nested: number | null = null;
       for (const key of names) {
         const field = fields[key];
         if (Object.prototype.hasOwnProperty.call(v, key)) {
-          set++;
+          found++;
           const r = field.type.validate(v[key], [...path, key]);
-          if (r.ok) setKey(out, key, r.value);
-          else problems.push(...r.problems);
+          if (r.ok) {
+            setKey(out, key, r.value);
+            nested = addSet(nested, r.fieldsSet);
+          } else problems.push(...r.problems);
         } else if (field.default) setKey(out, key, field.default());
         else if (!field.absentOk) problems.push({ path: [...path, key], message: 'Field required' });
       }
@@ -171,14 +180,17 @@ export function model(name: string, fields: Record<string, Field>, options: Mode
         if (Object.prototype.hasOwnProperty.call(fields, key)) continue;
         if (options.extra === 'forbid') problems.push({ path: [...path, key], message: 'Extra inputs are not permitted' });
         else if (options.extra === 'allow') {
-          set++;
+          extras++;
           setKey(out, key, v[key]);
         }
       }
       if (problems.length) return { ok: false, problems };
       const message = options.after?.(out) ?? null;
       if (message !== null) return fail(path, `Value error, ${message}`);
-      return ok(out, set);
+      // pydantic-core 2.4x: model_fields adds the declared fields found, then the model adds len(fields_set)
+      // (declared found + extras kept) again; a TypedDict adds its keys found once.
+      const own = options.typedDict ? found : 2 * found + extras;
+      return ok(out, (nested ?? 0) + own);
     },
   };
 }
@@ -206,7 +218,7 @@ export function union(members: PyType[], before?: (v: JsonValue | undefined) => 
     validate(v, path) {
       const message = before?.(v) ?? null;
       if (message !== null) return fail(path, `Value error, ${message}`);
-      let best: { value: JsonValue; set: number } | null = null;
+      let best: { value: JsonValue; set: number | null } | null = null;
       const problems: Problem[] = [];
       for (const member of members) {
         const r = member.validate(v, path);
@@ -214,8 +226,9 @@ export function union(members: PyType[], before?: (v: JsonValue | undefined) => 
           if (!best) problems.push(...r.problems);
           continue;
         }
-        if (r.fieldsSet === null) return ok(r.value);
-        if (!best || r.fieldsSet > best.set) best = { value: r.value, set: r.fieldsSet };
+        if (r.fieldsSet === null) return ok(r.value); // an exact scalar match returns at once
+        // more fields set wins; on a tie (or without counts) the exactness decides, equal here, so the first stays
+        if (!best || (best.set !== null && r.fieldsSet > best.set)) best = { value: r.value, set: r.fieldsSet };
       }
       return best ? ok(best.value, best.set) : { ok: false, problems: problems.length ? problems : [{ path, message: 'No union member matched' }] };
     },
