@@ -4,7 +4,7 @@ import { isJsonObject, setKey, type JsonObject, type JsonValue } from './json';
 import { rolloutIdFromBody } from './ids';
 import { aggregateMetrics } from './metrics';
 import { PAYLOAD_FIELDS, RECORD_FIELDS, type ModelCallRecord } from './record';
-import { rewriteObservations } from '../rollouts/projection';
+import { rewriteObservations } from '../rollouts/collector';
 import { capturePath, exists, incompletePath, readCaptureFile, type ReadProblem } from './store';
 
 export const CAPTURE_GAP_CODES = {

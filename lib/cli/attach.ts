@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { mergeCaptureIntoLine } from '../capture/attachment';
 import { RolloutIdError } from '../capture/ids';
 import { JsonSyntaxError, isJsonObject, parsePython, serialize } from '../capture/json';
-import { attachTrajectoryRecord, hasObservationGap } from '../rollouts/projection';
+import { attachTrajectoryRecord, hasObservationGap } from '../rollouts/collector';
 import { readLines, stripAscii } from '../capture/store';
 import { UsageError, writeAll, type CliIO } from './io';
 import { assertCaptureDir, assertReadableFile } from './inputs';

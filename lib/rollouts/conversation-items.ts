@@ -4,7 +4,7 @@
 // models (openai 2.7.2) keep them after the declared fields; TypedDict content parts keep only declared keys.
 import { isJsonObject, type JsonValue } from '../capture/json';
 import { ANNOTATION, LOGPROB, SDK_ITEMS } from './sdk-items';
-import { any, bool, dflt, notRequired, float, int, list, literal, model, opt, optional, req, str, union, type PyModel, type PyType } from './pymodel';
+import { any, dflt, notRequired, float, int, list, literal, model, opt, optional, req, str, union, type PyModel, type PyType } from './pymodel';
 
 const status3 = literal('in_progress', 'completed', 'incomplete');
 

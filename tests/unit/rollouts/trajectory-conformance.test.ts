@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { gapJson } from '@/lib/capture/attachment';
 import { parsePython, serialize, type JsonObject } from '@/lib/capture/json';
 import { validateBundle } from '@/lib/rollouts/observations';
-import { attachTrajectoryRecord, rewriteObservations } from '@/lib/rollouts/projection';
+import { attachTrajectoryRecord, rewriteObservations } from '@/lib/rollouts/collector';
 import { validateTrajectory } from '@/lib/rollouts/trajectory-model';
 
 const dir = path.join(__dirname, '../../fixtures/trajectory');
