@@ -116,11 +116,16 @@ export const AgentObservationRecordSchema = z.discriminatedUnion('kind', [
 ]);
 export type AgentObservationRecord = z.infer<typeof AgentObservationRecordSchema>;
 
-export const AgentObservationBundleSchema = z.strictObject({
-  source: z.string(),
-  records: z.array(AgentObservationRecordSchema).default([]),
-  gaps: z.array(ObservationGapSchema).default([]),
-});
+export const AgentObservationBundleSchema = z
+  .strictObject({
+    source: z.string(),
+    records: z.array(AgentObservationRecordSchema).default([]),
+    gaps: z.array(ObservationGapSchema).default([]),
+  })
+  .superRefine((bundle, ctx) => {
+    const message = bundleIdentityProblem(bundle as unknown as JsonObject);
+    if (message) ctx.addIssue({ code: 'custom', message, path: ['records'] });
+  });
 export type AgentObservationBundle = z.infer<typeof AgentObservationBundleSchema>;
 
 // ---------------------------------------------------------------------------------------------------------

@@ -62,16 +62,22 @@ export const TrajectoryTurnSchema = z.strictObject({
   model_calls: z.array(ModelCallRefSchema).default([]),
 });
 export type TrajectoryTurn = z.infer<typeof TrajectoryTurnSchema>;
-export const TrajectoryRecordSchema = z.strictObject({
-  schema_version: z.literal('1.0').default('1.0'),
-  task_id: z.string(),
-  rollout_id: z.string(),
-  invocations: z.array(AgentInvocationSchema).default([]),
-  turns: z.array(TrajectoryTurnSchema).default([]),
-  model_calls: z.array(TrajectoryModelCallSchema).default([]),
-  tool_calls: z.array(TrajectoryToolCallSchema).default([]),
-  gaps: z.array(ObservationGapSchema).default([]),
-});
+export const TrajectoryRecordSchema = z
+  .strictObject({
+    schema_version: z.literal('1.0').default('1.0'),
+    task_id: z.string(),
+    rollout_id: z.string(),
+    invocations: z.array(AgentInvocationSchema).default([]),
+    turns: z.array(TrajectoryTurnSchema).default([]),
+    model_calls: z.array(TrajectoryModelCallSchema).default([]),
+    tool_calls: z.array(TrajectoryToolCallSchema).default([]),
+    gaps: z.array(ObservationGapSchema).default([]),
+  })
+  .superRefine((record, ctx) => {
+    // the rules of TrajectoryRecord.validate_identity, shared with the exact model below
+    const message = recordIdentityProblem(record as unknown as JsonObject);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  });
 export type TrajectoryRecord = z.infer<typeof TrajectoryRecordSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
