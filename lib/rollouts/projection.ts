@@ -1,7 +1,7 @@
 // The collector's `ng_trajectory` projection (_build_trajectory_record in nemo_gym/rollout_collection.py,
 // spec §5.4): producer trajectory, agent observations and capture calls merged into one TrajectoryRecord. A
 // Python exception becomes a ProjectionError carrying the class name upstream's gaps record as `detail`.
-import { isJsonObject, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, JsonFloat, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json';
 import { rolloutIdFromBody } from '../capture/ids';
 import { dedupGaps, gap } from './join';
 import { observationGap, validateBundle } from './observations';
@@ -23,13 +23,26 @@ function check(r: ReturnType<typeof trajectoryModelCall.validate>): JsonObject {
   return r.value as JsonObject;
 }
 
+/** Python's repr() of a float: shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
+export function pyFloatRepr(n: number): string {
+  if (Number.isNaN(n)) return 'nan';
+  if (!Number.isFinite(n)) return n > 0 ? 'inf' : '-inf';
+  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
+  const [mantissa, exp] = n.toExponential().split('e');
+  const e = Number(exp);
+  if (e < -4 || e >= 16) return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  const s = String(n); // JS writes plain digits in this range
+  return s.includes('.') ? s : `${s}.0`;
+}
+
 /** Python's str() of a JSON scalar (enough for ids: str, int, float, bool). */
 function pyStr(v: JsonValue): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number' || typeof v === 'bigint') return Number.isInteger(v) || typeof v === 'bigint' ? String(v) : String(v);
-  if (v !== null && typeof v === 'object' && 'value' in v) return Number.isInteger(v.value) ? `${v.value}.0` : String(v.value);
-  return JSON.stringify(v);
+  if (typeof v === 'bigint') return String(v);
+  if (typeof v === 'number') return Number.isInteger(v) && !Object.is(v, -0) ? String(v) : pyFloatRepr(v);
+  if (v instanceof JsonFloat) return pyFloatRepr(v.value);
+  return JSON.stringify(v); // containers: not an id upstream would meet (Python would write their repr)
 }
 
 export function trajectoryIdentity(row: JsonObject): { task_id: string; rollout_id: string } {

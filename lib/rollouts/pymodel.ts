@@ -34,6 +34,10 @@ export const str: PyType = {
 
 export const any: PyType = { validate: (v) => ok(v === undefined ? null : v) };
 
+const DIGITS = '\\d(?:_?\\d)*';
+const INT_STRING = new RegExp(`^[+-]?${DIGITS}(?:\\.0+)?$`);
+const FLOAT_STRING = new RegExp(`^[+-]?(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?$`);
+
 /** int: ints, bools (lax), floats with no fraction, and numeric strings, as pydantic's lax mode takes them. */
 export function int(opts: { ge?: number } = {}): PyType {
   return {
@@ -46,8 +50,9 @@ export function int(opts: { ge?: number } = {}): PyType {
         if (!Number.isFinite(n)) return fail(path, 'Input should be a finite number');
         if (!Number.isInteger(n)) return fail(path, 'Input should be a valid integer, got a number with a fractional part');
         out = Object.is(n, -0) ? 0 : n;
-      } else if (typeof v === 'string' && /^\s*[+-]?\d+(_\d+)*\s*$/.test(v)) {
-        const big = BigInt(v.trim().replace(/_/g, ''));
+      } else if (typeof v === 'string' && INT_STRING.test(v.trim())) {
+        // pydantic takes "12", " +1 ", "1_000" and "1.00" (a zero fraction), not "1e3", "5." or "1.5"
+        const big = BigInt(v.trim().replace(/_/g, '').replace(/\.0+$/, ''));
         out = big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
       } else return fail(path, 'Input should be a valid integer');
       if (opts.ge !== undefined && Number(out) < opts.ge) return fail(path, `Input should be greater than or equal to ${opts.ge}`);
@@ -64,20 +69,22 @@ export function float(opts: { ge?: number } = {}): PyType {
       if (typeof v === 'boolean') n = v ? 1 : 0;
       else if (typeof v === 'bigint') n = Number(v);
       else if (typeof v === 'number' || v instanceof JsonFloat) n = num(v)!;
-      else if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(pyFloatString(v.trim()))) n = pyFloatString(v.trim());
-      else return fail(path, 'Input should be a valid number');
+      else if (typeof v === 'string' && (FLOAT_STRING.test(v.trim().toLowerCase()) || /^[+-]?(inf|infinity|nan)$/i.test(v.trim()))) {
+        n = pyFloatString(v.trim());
+      } else return fail(path, 'Input should be a valid number');
       if (opts.ge !== undefined && !(n >= opts.ge)) return fail(path, `Input should be greater than or equal to ${opts.ge}`);
-      // pydantic's json mode writes inf/nan as null
-      return ok(Number.isFinite(n) ? new JsonFloat(n) : null);
+      // kept as the float it is: orjson writes inf and nan as null, and comparisons (timing) see the value
+      return ok(new JsonFloat(n));
     },
   };
 }
 
+/** Python float() of a stripped string as pydantic accepts it (underscores only between digits); NaN if not. */
 function pyFloatString(s: string): number {
-  const t = s.replace(/_/g, '').toLowerCase();
+  const t = s.toLowerCase();
   if (/^[+-]?(inf|infinity)$/.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
-  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) return Number(t);
-  return NaN;
+  if (/^[+-]?nan$/.test(t)) return Number.NaN; // accepted (then NaN fails every ge bound, as in pydantic)
+  return FLOAT_STRING.test(t) ? Number(t.replace(/_/g, '')) : Number.NaN;
 }
 
 export const bool: PyType = {

@@ -24,7 +24,10 @@ describe('the trajectory core equals NeMo Gym on every oracle case', () => {
     it(`${c.name as string} (${c.op as string})`, () => {
       if (c.op === 'bundle' || c.op === 'trajectory') {
         const got = c.op === 'bundle' ? validateBundle(c.input) : validateTrajectory(c.input);
-        if (want.error) expect(got.ok, JSON.stringify(got)).toBe(false);
+        // upstream's error is a failed validation, or orjson refusing the dump (an int beyond 64 bits)
+        if (want.error) {
+          if (got.ok) expect(() => serialize(got.value)).toThrow();
+        }
         else {
           expect(got.ok, JSON.stringify(!got.ok && got.problems)).toBe(true);
           expect(got.ok && serialize(got.value)).toBe(want.json);
