@@ -9,55 +9,14 @@ usage: python3 scripts/nemo-gym-trajectory-oracle.py NEMO_GYM_GIT_DIR OPENAI_PYT
   (git dirs are bare mirrors; NeMo Gym at HEAD, openai-python at tag v2.7.2)
 Each case is {"name", "op": "bundle"|"merge"|"project", ...}; see tests/fixtures/trajectory/cases.json.
 """
-import ast, io, json, os, subprocess, sys, tarfile, tempfile, types
+import ast, json, os, sys, types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nemo_gym_oracle_env import setup  # noqa: E402
 
 ng_git, oai_git, cases_path, out_path = sys.argv[1:5]
-root = tempfile.mkdtemp(prefix="ng-oracle-")
-
-
-def extract(git_dir, ref, paths, dest):
-    data = subprocess.run(["git", "-C", git_dir, "archive", ref, *paths], check=True, capture_output=True).stdout
-    tarfile.open(fileobj=io.BytesIO(data)).extractall(dest)
-
-
-def show(path):
-    return subprocess.run(["git", "-C", ng_git, "show", f"HEAD:{path}"], check=True, capture_output=True, text=True).stdout
-
-
-extract(oai_git, "v2.7.2", ["src/openai"], root)
-pkg = os.path.join(root, "src")
-open(os.path.join(pkg, "openai", "__init__.py"), "w").close()
-stub_src = "class _D:\n  def __init__(s,*a,**k): pass\n  def __class_getitem__(c,i): return c\n" \
-           "def __getattr__(n):\n  if n.startswith('__'): raise AttributeError(n)\n  return type(n,(_D,),{})\n"
-for name in ("httpx", "distro", "jiter", "anyio", "anyio.to_thread", "anyio.abc"):
-    mod = types.ModuleType(name)
-    exec(stub_src, mod.__dict__)
-    if name == "anyio":
-        mod.__path__ = []
-    sys.modules[name] = mod
-sys.path.insert(0, pkg)
-
-ng = types.ModuleType("nemo_gym"); ng.__path__ = []; sys.modules["nemo_gym"] = ng
-
-
-def load(name, source, extra=None):
-    mod = types.ModuleType(name)
-    mod.__dict__.update(extra or {})
-    sys.modules[name] = mod
-    exec(compile(source, name, "exec"), mod.__dict__)
-    return mod
-
-
-load("nemo_gym.server_utils", "_GLOBAL_AIOHTTP_CLIENT_REQUEST_DEBUG=False\nMAX_NUM_TRIES=3\nclass ClientResponse: pass\n"
-     "async def get_response_json(*a,**k): pass\ndef raise_for_status(*a,**k): pass\nasync def request(*a,**k): pass\n")
-load("nemo_gym.config_types", "from typing import Literal\nfrom pydantic import BaseModel\nROLLOUT_PATH_PREFIX='ng-rollout'\n"
-     "class ModelServerRef(BaseModel):\n    type: Literal['responses_api_models']\n    name: str\n")
-load("nemo_gym.global_config", "TASK_INDEX_KEY_NAME='_ng_task_index'\nROLLOUT_INDEX_KEY_NAME='_ng_rollout_index'\n"
-     "ATTEMPT_INDEX_KEY_NAME='_ng_attempt_index'\nROLLOUT_ID_KEY_NAME='_ng_rollout_id'\n")
-load("nemo_gym.openai_utils", show("nemo_gym/openai_utils.py"))
-obs = load("nemo_gym.rollout_observability", show("nemo_gym/rollout_observability.py"))
-corr = load("nemo_gym.rollout_correlation", show("nemo_gym/rollout_correlation.py"))
-cc = load("claude_code_observability", show("responses_api_agents/claude_code_agent/observability.py"))
+obs, corr, show = setup(ng_git, oai_git)
+cc = sys.modules["responses_api_agents.claude_code_agent.observability"]
 
 import logging, orjson  # noqa: E402
 logging.disable(logging.CRITICAL)

@@ -45,3 +45,20 @@ describe('the trajectory core equals NeMo Gym on every oracle case', () => {
     });
   });
 });
+
+// Bundles NeMo Gym's own producers (claude_code, hermes, openclaw) build in their unit tests, as NeMo Gym
+// serialized them (scripts/nemo-gym-producer-bundles.py): validating one and dumping it again gives the same bytes.
+const producerBundles = JSON.parse(readFileSync(path.join(dir, 'producer-bundles.json'), 'utf8')) as { test: string; json: string }[];
+describe("the producers' own bundles survive validation byte for byte", () => {
+  it('has bundles of the three producers', () => {
+    const sources = new Set(producerBundles.map((b) => (JSON.parse(b.json) as { source: string }).source));
+    expect([...sources].sort()).toEqual(['claude_code', 'hermes', 'openclaw']);
+  });
+  producerBundles.forEach((b, i) => {
+    it(`${b.test} #${i}`, () => {
+      const got = validateBundle(parsePython(b.json));
+      expect(got.ok, JSON.stringify(!got.ok && got.problems)).toBe(true);
+      expect(got.ok && serialize(got.value)).toBe(b.json);
+    });
+  });
+});
