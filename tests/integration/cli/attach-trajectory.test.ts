@@ -155,4 +155,13 @@ describe('callscope attach --trajectory', () => {
     expect((capture.gaps as JsonObject[]).at(-1)).toEqual({ code: 'trajectory_projection_failed', detail: 'ValidationError' });
     expect((capture.calls as JsonObject[])[0].request).toEqual({ input: 'hi' });
   });
+
+  it('refuses --include-payloads beside --trajectory, which decides payloads as the collector does', async () => {
+    writeCaptures();
+    const input = path.join(dir, 'in.jsonl');
+    writeFileSync(input, JSON.stringify(hermesLine) + '\n');
+    const r = await runCli(['attach', '--capture-dir', captures, '--input', input, '--trajectory', '--include-payloads']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('--trajectory');
+  });
 });
