@@ -4,6 +4,7 @@ import { isJsonObject, setKey, type JsonObject, type JsonValue } from './json';
 import { rolloutIdFromBody } from './ids';
 import { aggregateMetrics } from './metrics';
 import { PAYLOAD_FIELDS, RECORD_FIELDS, type ModelCallRecord } from './record';
+import { rewriteObservations } from '../rollouts/collector';
 import { capturePath, exists, incompletePath, readCaptureFile, type ReadProblem } from './store';
 
 export const CAPTURE_GAP_CODES = {
@@ -104,7 +105,11 @@ export async function mergeCaptureIntoLine(line: JsonValue, captureDirs: string[
   const rolloutId = rolloutIdFromBody(line);
   if (rolloutId === null || !isJsonObject(line)) return { line: null, rolloutId: null, evidence: null };
   capturePath('.', rolloutId); // the store's filename rule; raises like upstream's path_for
-  const evidence = await collectCapture(captureDirs, rolloutId, includePayloads);
+  const observed = line.ng_agent_observations !== undefined && line.ng_agent_observations !== null;
+  // the claude_code compaction association reads the calls' payloads, so observations need them read
+  const evidence = await collectCapture(captureDirs, rolloutId, includePayloads || observed);
+  // §5.1 step 3: the bundle is validated, joined and rewritten; a failure is a capture gap after the others
+  if (observed) evidence.gaps.push(...rewriteObservations(line, evidence.records));
   setKey(line, 'ng_model_call_capture', buildAttachment(rolloutId, evidence, includePayloads));
   return { line, rolloutId, evidence };
 }

@@ -7,16 +7,24 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { mergeCaptureIntoLine } from '../capture/attachment';
 import { RolloutIdError } from '../capture/ids';
-import { JsonSyntaxError, parsePython, serialize } from '../capture/json';
+import { JsonSyntaxError, isJsonObject, parsePython, serialize } from '../capture/json';
+import { attachTrajectoryRecord, hasObservationGap } from '../rollouts/collector';
 import { readLines, stripAscii } from '../capture/store';
 import { UsageError, writeAll, type CliIO } from './io';
 import { assertCaptureDir, assertReadableFile } from './inputs';
 
-const HELP = `usage: callscope attach --capture-dir DIR --input ROLLOUTS.jsonl [--output OUT.jsonl] [--include-payloads]
+const HELP = `usage: callscope attach --capture-dir DIR --input ROLLOUTS.jsonl [--output OUT.jsonl] [--include-payloads] [--trajectory]
 
 Sets ng_model_call_capture on every rollout line with a derivable rollout id, exactly as NeMo Gym's
-collector merge does. Other lines pass unchanged. Writes to stdout without --output.
+collector merge does (a line's ng_agent_observations is joined with the calls and rewritten in
+normalized form). Other lines pass unchanged. Writes to stdout without --output.
+
+--trajectory  the collector's whole post-processing: the merge (payloads included unless the line has the
+              multimodal_history_redacted gap), the ng_trajectory projection and the payload stripping.
 `;
+
+// The collector projects a result that has any of these (rollout_collection.py).
+const TRAJECTORY_KEYS = ['ng_model_call_capture', 'ng_agent_observations', 'ng_trajectory'];
 
 export async function runAttach(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
@@ -26,6 +34,7 @@ export async function runAttach(argv: string[], io: CliIO): Promise<number> {
       input: { type: 'string' },
       output: { type: 'string' },
       'include-payloads': { type: 'boolean', default: false },
+      trajectory: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -36,6 +45,7 @@ export async function runAttach(argv: string[], io: CliIO): Promise<number> {
   }
   if (!values['capture-dir']) throw new UsageError('--capture-dir is required');
   if (!values.input) throw new UsageError('--input is required');
+  if (values.trajectory && values['include-payloads']) throw new UsageError('--trajectory decides payloads itself (as the collector does); drop --include-payloads');
   const captureDir = await assertCaptureDir(values['capture-dir']);
   const input = await assertReadableFile(values.input, 'input');
   const output = values.output ? path.resolve(values.output) : null;
@@ -47,7 +57,7 @@ export async function runAttach(argv: string[], io: CliIO): Promise<number> {
   const includePayloads = values['include-payloads'] ?? false;
   let written = false;
   try {
-    await attachFile(input, [captureDir], includePayloads, temp);
+    await attachFile(input, [captureDir], values.trajectory ? 'trajectory' : includePayloads, temp);
     written = true;
   } finally {
     if (!written) await fsp.rm(temp, { force: true });
@@ -69,8 +79,11 @@ export async function runAttach(argv: string[], io: CliIO): Promise<number> {
   return 0;
 }
 
-/** Streams `input` to `dest`, merging captures line by line. Throws UsageError naming file:line on bad input. */
-export async function attachFile(input: string, captureDirs: string[], includePayloads: boolean, dest: string): Promise<void> {
+/**
+ * Streams `input` to `dest`, merging captures line by line; `'trajectory'` runs the collector's whole
+ * post-processing instead. Throws UsageError naming file:line on bad input.
+ */
+export async function attachFile(input: string, captureDirs: string[], mode: boolean | 'trajectory', dest: string): Promise<void> {
   const out = createWriteStream(dest, { flags: 'wx' });
   const closed = new Promise<void>((resolve, reject) => {
     out.on('close', resolve);
@@ -90,8 +103,18 @@ export async function attachFile(input: string, captureDirs: string[], includePa
           throw err;
         }
         try {
-          const merged = await mergeCaptureIntoLine(value, captureDirs, includePayloads);
-          if (merged.line) text = Buffer.from(serialize(merged.line), 'utf8');
+          if (mode === 'trajectory') {
+            if (isJsonObject(value)) {
+              const includePayloads = !hasObservationGap(value, 'multimodal_history_redacted');
+              const merged = await mergeCaptureIntoLine(value, captureDirs, includePayloads);
+              const projected = TRAJECTORY_KEYS.some((k) => k in value);
+              if (projected) attachTrajectoryRecord(value, value);
+              if (merged.line || projected) text = Buffer.from(serialize(value), 'utf8');
+            }
+          } else {
+            const merged = await mergeCaptureIntoLine(value, captureDirs, mode);
+            if (merged.line) text = Buffer.from(serialize(merged.line), 'utf8');
+          }
         } catch (err) {
           if (err instanceof RolloutIdError) throw new UsageError(`${where}: ${err.message}`);
           throw new UsageError(`${where}: ${(err as Error).message}`);
