@@ -10,6 +10,9 @@
 //       times while scrolling the virtualized table.
 //   U3  one call's request payload of 1 MB and 10 MB: from the payload request to the tree being visible
 //       (and from navigation).
+//   K2  the diff of two 1,000-call rollouts (a demo corpus of 4 such rollouts: 12 ordered pairs, each diffed
+//       once, so none is served from the diff cache): GET /api/diff time, and the /diff page's first paint and
+//       the aligned calls drawn with the first divergence open.
 //
 // The U1 and U3 fixtures are written here with the format library (buildExchange + serializeExchange): the
 // demo generator resends the whole conversation on every call, so one rollout of 30,000 calls would be tens
@@ -17,7 +20,7 @@
 //
 //   npm run bench:ui
 //   npm run bench:ui -- --quick                   # small sizes, 2 repetitions: checks the script in ~2 min
-//   flags: --corpus DIR (large corpus for U2) --reps N --out FILE
+//   flags: --corpus DIR (large corpus for U2) --reps N --out FILE --only k2 (K2 alone)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
     corpus: { type: 'string' },
     reps: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
     out: { type: 'string', default: path.join(ROOT, 'reports', 'bench-ui.json') },
   },
 });
@@ -46,6 +50,7 @@ const U1_SIZES = QUICK ? [1000, 5000] : [1000, 30000];
 const U2_SMALL = { rollouts: 1000, calls: 10000 };
 const U2_LARGE = QUICK ? { rollouts: 2000, calls: 20000 } : { rollouts: 10000, calls: 100000 };
 const U3_SIZES_MB = [1, 10];
+const K2_CORPUS = { rollouts: 4, calls: 4000 };
 const VIEWPORT = { width: 1440, height: 900 };
 
 // -------------------------------------------------------------------------------------------------------
@@ -367,6 +372,74 @@ async function u1(browser: Browser, origin: string) {
   return out;
 }
 
+/** K2 over a corpus of 1,000-call rollouts: every ordered pair once through the API (cold), then the page. */
+async function k2(browser: Browser, origin: string) {
+  const run = ((await (await fetch(`${origin}/api/runs`)).json()) as { runs: { id: string }[] }).runs[0].id;
+  const page = (await (await fetch(`${origin}/api/runs/${run}/rollouts?limit=50`)).json()) as { rollouts: { key: string; num_calls: number }[] };
+  const keys = page.rollouts.map((r) => r.key);
+  const pairs = keys.flatMap((a) => keys.filter((b) => b !== a).map((b) => [a, b] as const));
+  const api: { a: string; b: string; ms: number; bytes: number; pairs: number }[] = [];
+  for (const [a, b] of pairs) {
+    const t = performance.now();
+    const res = await fetch(`${origin}/api/diff?a=${encodeURIComponent(`${run}/${a}`)}&b=${encodeURIComponent(`${run}/${b}`)}`);
+    const body = await res.text();
+    if (!res.ok) throw new Error(`diff ${a} ${b}: ${res.status} ${body.slice(0, 200)}`);
+    api.push({ a, b, ms: round(performance.now() - t), bytes: body.length, pairs: (JSON.parse(body) as { pairs: unknown[] }).pairs.length });
+  }
+  const watch = { pairs: '[role=table][aria-label="aligned calls"] [data-pair]', divergence: '[aria-label="first divergence"]', open_pair: 'section[aria-label^="pair "]' };
+  const loads: Measured[] = [];
+  const [a, b] = pairs[0];
+  const url = `/diff?a=${encodeURIComponent(`${run}/${a}`)}&b=${encodeURIComponent(`${run}/${b}`)}`;
+  await measure(browser, origin, url, watch, ['pairs'], 0); // warm-up: the route's first render
+  for (let i = 0; i < REPS; i++) {
+    // Each load diffs another ordered pair first, so that the page's request is not the cached one.
+    const [x, y] = pairs[(i + 1) % pairs.length];
+    loads.push(await measure(browser, origin, `/diff?a=${encodeURIComponent(`${run}/${x}`)}&b=${encodeURIComponent(`${run}/${y}`)}`, watch, ['pairs', 'open_pair'], 1000));
+  }
+  const apiMs = api.map((x) => x.ms);
+  return {
+    run,
+    rollout_calls: page.rollouts.map((r) => r.num_calls),
+    api: { samples: api, median_ms: round(median(apiMs)), max_ms: round(Math.max(...apiMs)) },
+    page: {
+      url,
+      reps: loads.map((r) => ({ fcp: round(r.fcp), marks: r.marks, longtasks: r.longtasks.map(([s0, d]) => [round(s0), round(d)]), problems: r.problems })),
+      median: { fcp: round(median(loads.map((r) => r.fcp))), pairs_drawn: round(median(loads.map((r) => r.marks['pairs:painted']))), open_pair_drawn: round(median(loads.map((r) => r.marks['open_pair:painted']))) },
+      longtasks_over_200ms: loads.reduce((k, r) => k + longOver(r, 200), 0),
+    },
+  };
+}
+
+function k2Row(f: Awaited<ReturnType<typeof k2>>) {
+  return {
+    id: 'K2 diff',
+    figure: `two ${f.rollout_calls[0]?.toLocaleString('en-US')}-call rollouts: GET /api/diff median ${ms(f.api.median_ms)}, max ${ms(f.api.max_ms)} over ${f.api.samples.length} cold pairs; page FCP ${ms(f.page.median.fcp)}, aligned calls drawn ${ms(f.page.median.pairs_drawn)}, the first divergence open ${ms(f.page.median.open_pair_drawn)}; ${f.page.longtasks_over_200ms} long tasks over 200 ms in ${REPS} loads`,
+    target: 'served ≤ 500 ms, painted ≤ 1 s',
+    result: `served ${f.api.max_ms <= 500 ? 'pass' : f.api.median_ms <= 500 ? 'pass (median; max over)' : 'FAIL'}, painted ${f.page.median.pairs_drawn <= 1000 ? 'pass' : 'FAIL'}`,
+  };
+}
+
+async function mainK2(): Promise<void> {
+  const started = new Date();
+  const info = machine();
+  mkdirSync(WORK, { recursive: true });
+  const corpus = demoCorpus(K2_CORPUS);
+  const server = await serveChecked(corpus, path.join(WORK, 'index-k2'), corpusCalls(corpus));
+  const browser = await launchBrowser();
+  try {
+    console.log('K2 ...');
+    const figures = await k2(browser, server.url);
+    const table = [k2Row(figures)];
+    const report = { benchmark: 'bench:ui --only k2', started_at: started.toISOString(), machine: { ...info, load_average_end: os.loadavg().map((x) => round(x, 2)) }, chromium: browser.version(), args: { reps: REPS, corpus: K2_CORPUS }, k2: figures, table };
+    mkdirSync(path.dirname(args.out!), { recursive: true });
+    writeFileSync(args.out!, JSON.stringify(report, null, 2) + '\n');
+    for (const r of table) console.log(`${r.id}  ${r.target}  ${r.result}\n  ${r.figure}`);
+    console.log(`wrote ${path.relative(process.cwd(), args.out!)}`);
+  } finally {
+    await browser.close();
+  }
+}
+
 async function u2(browser: Browser, corpora: { name: string; origin: string; run: string; calls: number; rollouts: number }[]) {
   const samples = new Map<string, Measured[]>(corpora.map((c) => [c.name, []]));
   const api = new Map<string, number[]>(corpora.map((c) => [c.name, []]));
@@ -544,6 +617,10 @@ async function main(): Promise<void> {
     ]);
     console.log('U3 ...');
     const u3Figures = await u3(browser, fxServer.url, fx.payloads);
+    console.log('K2 ...');
+    const k2Corpus = demoCorpus(K2_CORPUS);
+    const k2Server = await serveChecked(k2Corpus, idx(k2Corpus), corpusCalls(k2Corpus));
+    const k2Figures = await k2(browser, k2Server.url);
 
     const u1Pass = (n: number, fcp: number) => fcp <= (n <= 1000 ? 1000 : 3000);
     const table = [
@@ -574,8 +651,9 @@ async function main(): Promise<void> {
         target: f.payload_mb <= 1 ? '≤ 200 ms' : '≤ 1 s',
         result: f.median.fetch_start_to_tree <= (f.payload_mb <= 1 ? 200 : 1000) ? 'pass' : 'FAIL',
       })),
+      k2Row(k2Figures),
     ];
-    const allProblems = [...u1Figures.flatMap((f) => f.reps.map((r) => r.problems)), ...u2Figures.corpora.flatMap((c) => c.reps.map((r) => r.problems)), ...u2Figures.scroll.flatMap((s) => s.runs.map((r) => r.problems)), ...u3Figures.flatMap((f) => f.reps.map((r) => r.problems))].filter((p) => JSON.stringify(p) !== JSON.stringify(CLEAN));
+    const allProblems = [...u1Figures.flatMap((f) => f.reps.map((r) => r.problems)), ...u2Figures.corpora.flatMap((c) => c.reps.map((r) => r.problems)), ...u2Figures.scroll.flatMap((s) => s.runs.map((r) => r.problems)), ...u3Figures.flatMap((f) => f.reps.map((r) => r.problems)), ...k2Figures.page.reps.map((r) => r.problems)].filter((p) => JSON.stringify(p) !== JSON.stringify(CLEAN));
     const report = {
       benchmark: 'bench:ui',
       started_at: started.toISOString(),
@@ -586,6 +664,7 @@ async function main(): Promise<void> {
       u1: u1Figures,
       u2: u2Figures,
       u3: u3Figures,
+      k2: k2Figures,
       page_problems: allProblems,
       duration_s: round((performance.now() - t0) / 1000),
       table,
@@ -602,7 +681,7 @@ async function main(): Promise<void> {
   }
 }
 
-main()
+(args.only === 'k2' ? mainK2() : main())
   .catch((err: Error) => {
     console.error(`bench:ui: ${err.stack ?? err.message}`);
     process.exitCode = 1;
