@@ -16,7 +16,7 @@ function intSum(values: JsonValue[]): number | bigint | null {
 }
 
 /** CPython's compensated float sum (`sum()` since 3.12). */
-export function neumaierSum(values: number[]): number {
+export function neumaierSum(values: readonly number[]): number {
   let s = 0;
   let c = 0;
   for (const x of values) {

@@ -7,22 +7,13 @@
 // Rewards are read as floats. Python keeps a reward written `1` as an int, which its `sum` adds uncompensated;
 // NeMo Gym's verify responses declare `reward: float`, so their lines carry `1.0`.
 
+import { neumaierSum } from '../capture/metrics';
+
 /** A flat dict in upstream's key order: `pass@k/accuracy`, `pass@1[avg-of-k]/accuracy`, then the k ≥ 2 variance keys. */
 export type PassMetrics = Record<string, number>;
 
-/** CPython ≥ 3.12's `sum(floats)` (bltinmodule.c: Neumaier's improved Kahan–Babuška summation). */
-export function pySum(values: readonly number[]): number {
-  let sum = 0;
-  let c = 0;
-  for (const x of values) {
-    const t = sum + x;
-    if (Math.abs(sum) >= Math.abs(x)) c += sum - t + x;
-    else c += x - t + sum;
-    sum = t;
-  }
-  // CPython adds the compensation only when it is non-zero and finite (keeps -0.0 and infinities as they are).
-  return c !== 0 && Number.isFinite(c) ? sum + c : sum;
-}
+/** CPython ≥ 3.12's `sum(floats)` (Neumaier's compensated summation, as in lib/capture/metrics.ts). */
+export const pySum = neumaierSum;
 
 const combCache = new Map<string, bigint>();
 
