@@ -453,15 +453,28 @@ async function childQuery(p: ChildParams) {
     }
   }
 
-  // K1: the Tasks API's first page. Cold: the first call after the index opens builds the run's task groups; then
-  // the first page of several views (each view's first call sorts once, and is counted).
-  const k1cold: number[] = [];
+  // K1: the Tasks API's first page. After a pass (here the warm one of a fresh process) the index builds the run's
+  // task groups in the background: `after_pass` is the first page once that build is done, `background_build` the
+  // build (chunked, yielding), `unbuilt` a first page asked before any build (the request builds them itself).
+  // Then the first page of several views (each view's first call sorts once, and is counted).
+  const k1AfterPass: number[] = [];
+  const k1Build: number[] = [];
+  const k1Unbuilt: number[] = [];
   for (let k = 0; k < (p.coldReps ?? 3); k++) {
     const other = await CallscopeIndex.open(specs, p.indexDir!);
-    const t = now();
+    let t = now();
     other.tasks(runId, { sort: 'task', order: 'asc', limit: 100 });
-    k1cold.push(now() - t);
+    k1Unbuilt.push(now() - t);
     other.close();
+    const fresh = await CallscopeIndex.open(specs, p.indexDir!);
+    await fresh.refresh();
+    t = now();
+    await fresh.tasksBuilt();
+    k1Build.push(now() - t);
+    t = now();
+    fresh.tasks(runId, { sort: 'task', order: 'asc', limit: 100 });
+    k1AfterPass.push(now() - t);
+    fresh.close();
   }
   const k1: Record<string, Json> = {};
   type TQ = Parameters<typeof index.tasks>[1];
@@ -491,7 +504,7 @@ async function childQuery(p: ChildParams) {
   index.close();
   return {
     run: runId,
-    k1: { cold: summary(k1cold), views: k1, tasks: tasksTotal, rollouts_in_groups: k1Agents.reduce((n, a) => n + a.counts.rollouts, 0), agents: k1Agents.length },
+    k1: { after_pass: summary(k1AfterPass), background_build: summary(k1Build), unbuilt: summary(k1Unbuilt), views: k1, tasks: tasksTotal, rollouts_in_groups: k1Agents.reduce((n, a) => n + a.counts.rollouts, 0), agents: k1Agents.length },
     i2,
     a1,
     a1_walk_page500: summary(walkMs),
@@ -1868,11 +1881,14 @@ function queryRows(q: Record<string, any>): Row[] {
   if (q.k1) {
     const views = Object.entries(q.k1.views as Record<string, any>);
     const worst = views.reduce((w, [name, v]) => (v.p95 > w.p95 ? { name, p95: v.p95 } : w), { name: '', p95: 0 });
+    const after = q.k1.after_pass;
     rows.push({
       id: 'K1',
-      figure: `Tasks API first page of 100 over ${q.k1.tasks} tasks (${q.k1.rollouts_in_groups} rollouts): worst p95 ${worst.p95} ms (${worst.name}); the first call after open, which builds the groups, ${Math.round(q.k1.cold.p50)} ms median (n=${q.k1.cold.n})`,
+      figure:
+        `Tasks API first page of 100 over ${q.k1.tasks} tasks (${q.k1.rollouts_in_groups} rollouts): the first page after a pass p95 ${after.p95} ms (n=${after.n}; the groups built in the background in ${Math.round(q.k1.background_build.p50)} ms); ` +
+        `pages of five views p95 ≤ ${worst.p95} ms (${worst.name}); a first page asked before any build, which builds the groups itself, ${Math.round(q.k1.unbuilt.p50)} ms median`,
       target: 'p95 ≤ 100 ms',
-      result: verdict(worst.p95 <= 100),
+      result: verdict(worst.p95 <= 100 && after.p95 <= 100),
     });
   }
   return rows;

@@ -245,6 +245,7 @@ export class CallscopeIndex extends EventEmitter {
       if (running.size === 0) this.passes.delete(run.no);
     }
     if (this.closed) return;
+    this.prebuildTasks(run);
     p.files_read += stats.filesRead;
     p.bytes_read += stats.bytesRead;
     p.lines_read += stats.linesRead;
@@ -474,6 +475,30 @@ export class CallscopeIndex extends EventEmitter {
   private taskVersion(runNo: number, id: string): string | null {
     if (this.progress.get(id)?.state !== 'ready' && [...(this.passes.get(runNo) ?? [])].some((p) => p.rolloutsChanged.size > 0)) return null;
     return `${this.runChanges.get(runNo) ?? 0}:${this.db.pragma('data_version', { simple: true }) as number}`;
+  }
+
+  private readonly taskBuilds = new Map<number, Promise<void>>();
+  private readonly taskBuildQueued = new Set<number>();
+
+  /**
+   * After a pass over a run, its task groups are built in the background: one build at a time per run, and at most
+   * one waiting (it reads the run as it is when it starts, so passes that land meanwhile need no build of their own).
+   */
+  private prebuildTasks(run: RunSource & { no: number }): void {
+    if (this.taskBuildQueued.has(run.no)) return;
+    this.taskBuildQueued.add(run.no);
+    const previous = this.taskBuilds.get(run.no) ?? Promise.resolve();
+    const next = previous
+      .then(() => void this.taskBuildQueued.delete(run.no))
+      .then(() => yieldToLoop())
+      .then(() => (this.closed ? undefined : this.taskCache.prebuild(this.db, run.no, () => (this.closed ? null : this.taskVersion(run.no, run.id)))))
+      .catch(() => undefined); // a build that fails leaves the first request to build
+    this.taskBuilds.set(run.no, next);
+  }
+
+  /** Resolves when the task groups scheduled so far are built (tests, benchmarks). */
+  tasksBuilt(): Promise<void> {
+    return Promise.all(this.taskBuilds.values()).then(() => undefined);
   }
 
   /** A page of a run's task groups (lib/index/tasks.ts); null for an unknown run. */

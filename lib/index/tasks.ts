@@ -1,6 +1,7 @@
 // The task groups of a run, read from the index (lib/rollouts/task-groups.ts forms them). A run's groups are built
 // from one ordered scan of its rollout rows (the rollouts_by_task index gives the order) and kept until the run
 // changes, so that every sort, filter and page of the Tasks view is a pass over tasks in memory, not over rollouts.
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { taskGroups, type AgentTasks, type Solved, type TaskGroup, type TaskRolloutRow } from '../rollouts/task-groups';
 
@@ -29,21 +30,60 @@ export class TaskCursorError extends Error {
   override name = 'CursorError';
 }
 
-const ROWS = `SELECT r.key, r.agent, r.task_index, r.rollout_index, r.reward, IFNULL(r.task, substr(r.prompt, 1, 200)) AS task,
-  r.shown_tokens_total AS tokens_total, r.latency_sum AS latency_ms, f.kind AS kind
-  FROM rollouts r JOIN files f ON f.id = r.line_file
-  WHERE r.run_no = ? AND r.line_problem IS NULL
-  ORDER BY r.task_index, r.rollout_index, r.line_no`;
+const COLUMNS = `r.key, r.agent, r.task_index, r.rollout_index, r.reward, IFNULL(r.task, substr(r.prompt, 1, 200)) AS task,
+  r.shown_tokens_total AS tokens_total, r.latency_sum AS latency_ms, f.kind AS kind, r.line_no, r.pk`;
+const FROM = `FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.run_no = ? AND r.line_problem IS NULL`;
+const ORDER = 'ORDER BY r.task_index, r.rollout_index, r.line_no, r.pk';
+/** Rows without indices first (they sort first), then keyset chunks of the indexed ones. */
+const UNINDEXED = `SELECT ${COLUMNS} ${FROM} AND (r.task_index IS NULL OR r.rollout_index IS NULL)`;
+const CHUNK = `SELECT ${COLUMNS} ${FROM} AND r.task_index IS NOT NULL AND r.rollout_index IS NOT NULL
+  AND (r.task_index, r.rollout_index, r.line_no, r.pk) > (?, ?, ?, ?) ${ORDER} LIMIT ?`;
+const CHUNK_ROWS = 10_000;
 
-/** A run's task groups, from its rows in the index. */
-export function readTaskGroups(db: Database.Database, runNo: number): AgentTasks[] {
-  const rows: TaskRolloutRow[] = [];
+type Row = TaskRolloutRow & { kind: string; line_no: number; pk: number };
+
+function groupsOf(rows: Row[]): AgentTasks[] {
+  const lines: TaskRolloutRow[] = [];
   const failures: { agent: string | null; task_index: number | null }[] = [];
-  for (const r of db.prepare(ROWS).iterate(runNo) as Iterable<TaskRolloutRow & { kind: string }>) {
+  for (const r of rows) {
     if (r.kind === 'failures') failures.push({ agent: r.agent, task_index: r.task_index });
-    else if (r.kind === 'rollouts') rows.push(r);
+    else if (r.kind === 'rollouts') lines.push(r);
   }
-  return taskGroups(rows, failures);
+  return taskGroups(lines, failures);
+}
+
+/**
+ * A run's rows in task order, a chunk at a time (each chunk its own statement, none left open between them), so
+ * that the background build can yield to the event loop between chunks: a 100k-rollout run never holds the
+ * server for the whole read.
+ */
+function* rowChunks(db: Database.Database, runNo: number): Generator<Row[]> {
+  yield db.prepare(UNINDEXED).all(runNo) as Row[];
+  const chunk = db.prepare(CHUNK);
+  let after: [number, number, number, number] = [-1e308, -1e308, -1e308, -1e308];
+  for (;;) {
+    const part = chunk.all(runNo, ...after, CHUNK_ROWS) as Row[];
+    yield part;
+    if (part.length < CHUNK_ROWS) return;
+    const last = part[part.length - 1];
+    after = [last.task_index!, last.rollout_index!, last.line_no, last.pk];
+  }
+}
+
+/** A run's task groups, from its rows in the index, read at once (a request that finds none built). */
+export function readTaskGroups(db: Database.Database, runNo: number): AgentTasks[] {
+  return groupsOf([...rowChunks(db, runNo)].flat());
+}
+
+/** The same, yielding to the event loop between chunks; null when `stale()` says the read is no longer wanted. */
+export async function readTaskGroupsInBackground(db: Database.Database, runNo: number, stale: () => boolean): Promise<AgentTasks[] | null> {
+  const rows: Row[] = [];
+  for (const part of rowChunks(db, runNo)) {
+    for (const r of part) rows.push(r);
+    await yieldToLoop();
+    if (stale()) return null;
+  }
+  return groupsOf(rows);
 }
 
 /**
@@ -63,6 +103,17 @@ export class TaskCache {
 
   groups(db: Database.Database, runNo: number, version: string): AgentTasks[] {
     return this.run(db, runNo, version).agents;
+  }
+
+  /**
+   * Builds a run's groups in the background (after a pass), so that the first Tasks page after ingest finds them:
+   * over 100k rollouts the build takes most of a second. `current()` is the run's version as it is now.
+   */
+  async prebuild(db: Database.Database, runNo: number, current: () => string | null): Promise<void> {
+    const version = current();
+    if (version === null || this.runs.get(runNo)?.version === version) return;
+    const agents = await readTaskGroupsInBackground(db, runNo, () => !db.open || current() !== version);
+    if (agents && current() === version) this.runs.set(runNo, { version, agents, orders: new Map() });
   }
 
   page(db: Database.Database, runNo: number, version: string, q: TaskPageQuery): TaskPage {

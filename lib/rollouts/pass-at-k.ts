@@ -45,7 +45,19 @@ export function bigRatio(a: bigint, b: bigint): number {
   return Number(q) / 2 ** s;
 }
 
-export const combRatio = (nIncorrect: number, n: number, k: number): number => bigRatio(comb(nIncorrect, k), comb(n, k));
+const ratioCache = new Map<number, number>();
+
+/** `math.comb(nIncorrect, k) / math.comb(n, k)`; group sizes are few, so each ratio is computed once. */
+export function combRatio(nIncorrect: number, n: number, k: number): number {
+  if (n > 0xffff || k > 0xff) return bigRatio(comb(nIncorrect, k), comb(n, k));
+  const key = (nIncorrect * 0x10000 + n) * 0x100 + k;
+  let r = ratioCache.get(key);
+  if (r === undefined) {
+    r = bigRatio(comb(nIncorrect, k), comb(n, k));
+    if (ratioCache.size < 1_000_000) ratioCache.set(key, r);
+  }
+  return r;
+}
 
 const isBinary = (values: readonly number[]) => values.every((v) => v === 0 || v === 1);
 
