@@ -85,6 +85,7 @@ describe('a results dir as gym eval run and gym eval profile leave it', () => {
         failuresFile: path.join(results, 'x_rollouts_failures.jsonl'),
         rewardProfileFile: path.join(results, 'x_rollouts_reward_profiling.jsonl'),
         inputsFile: path.join(results, 'x_rollouts_materialized_inputs.jsonl'),
+        aggregateMetricsFile: path.join(results, 'x_rollouts_aggregate_metrics.json'),
         captureDir: path.join(results, 'model-calls'),
         captureDirNote: null,
       },
