@@ -9,6 +9,7 @@ import type { PresentedRollout } from '@/lib/api/present';
 import { ROLLOUT_SOURCE_INFO } from '@/lib/capture/vocabulary';
 import { nothingRead } from '@/lib/index/line-problem';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
+import { taskViewHref } from '@/lib/view/task-view';
 import { shownTokens, USAGE_NOTE, usageShown, type TokenField } from '@/lib/view/table';
 
 function Stat({ label, value, title, italic = false }: { label: string; value: string; title?: string; italic?: boolean }) {
@@ -107,6 +108,11 @@ export function RolloutHeader({ run, r, attached, best }: { run: string; r: Pres
         <span>dialects: <span className="text-fg">{r.dialects.join(', ') || '—'}</span></span>
         <span title={ROLLOUT_SOURCE_INFO[r.source].meaning}>calls from: <span className="text-fg">{ROLLOUT_SOURCE_INFO[r.source].title}</span></span>
         <span>started: <span className="text-fg"><LocalTime seconds={r.started_at} /></span></span>
+        {r.task_index !== null && !r.failure_class ? (
+          <Link href={taskViewHref(run, { agent: r.agent ?? '' }, r.task_index)} className="text-accent hover:underline">
+            task {r.task_index}&apos;s group
+          </Link>
+        ) : null}
       </div>
       <DiffWithForm run={run} rollout={r.key} best={best} />
     </header>
