@@ -321,7 +321,7 @@ describe('every page renders cleanly', () => {
 
   it('compare: every demo run (with and without captures or rollouts files), and the run picker', async () => {
     const demo = runs.filter((r) => !NEMO_GYM.some((d) => r.rollouts_file?.startsWith(d.dir + path.sep))).map((r) => r.id);
-    expect(demo.length).toBe(5);
+    expect(demo.length).toBe(6);
     await visit(t, `/compare?runs=${demo.join(',')}`, async (page) => {
       await heading(page, `Compare ${demo.length} runs`);
       for (const id of demo) await page.getByRole('region', { name: 'Totals' }).getByRole('columnheader', { name: id }).waitFor();
