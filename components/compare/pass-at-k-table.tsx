@@ -4,6 +4,17 @@ import { formatPercent } from '@/lib/view/task-view';
 
 /** Each run's NeMo Gym pass@k metrics side by side (one column per run, or per run and agent). */
 export function PassAtKTable({ runs }: { runs: ComparisonWithTasks['pass_at_k'] }) {
+  const pending = runs.filter((r) => r.pending).map((r) => r.run);
+  if (pending.length) {
+    return (
+      <Card title="pass@k (NeMo Gym's metrics)" id="pass-at-k">
+        <p role="status" className="text-sm text-muted">
+          The task groups of {pending.join(', ')} are being built (a large run, just indexed): pass@k and the tasks that changed appear when this page is
+          loaded again in a moment.
+        </p>
+      </Card>
+    );
+  }
   const columns = runs.flatMap((r) => r.agents.map((a) => ({ label: r.agents.length > 1 ? `${r.run} · ${a.agent ?? '(no agent)'}` : r.run, ...a })));
   if (!columns.some((c) => c.tasks > 0)) return null;
   const keys = [...new Set(columns.flatMap((c) => Object.keys(c.metrics)))].filter((k) => !k.endsWith('_across_runs'));

@@ -27,6 +27,8 @@ const FILL_MIN_BATCHES = 3;
 export interface IndexOptions extends IngestOptions {
   compareBatchShift?: number;
   compareFillMin?: number;
+  /** Runs of at most this many rollouts get their task groups built by compare itself (default COMPARE_BUILD_ROWS). */
+  compareTaskRows?: number;
 }
 
 export interface RunProgress {
@@ -55,6 +57,9 @@ export interface ChangeEvent {
   run: string;
   rollouts: string[];
 }
+
+/** Compare builds the task groups of runs up to this size itself; larger ones are built in the background. */
+const COMPARE_BUILD_ROWS = 20_000;
 
 export class CallscopeIndex extends EventEmitter {
   readonly db: Database.Database;
@@ -501,6 +506,20 @@ export class CallscopeIndex extends EventEmitter {
     return Promise.all(this.taskBuilds.values()).then(() => undefined);
   }
 
+  /**
+   * A run's task groups for compare, which must answer fast (A2): those already built, or built now for a run of
+   * at most COMPARE_BUILD_ROWS rollouts; for a larger run whose groups are not built yet, null (a build starts).
+   */
+  private groupsForCompare(run: RunSource & { no: number }): AgentTasks[] | null {
+    const version = this.taskVersion(run.no, run.id);
+    const kept = version === null ? null : this.taskCache.peek(run.no, version);
+    if (kept) return kept;
+    const rows = this.db.prepare('SELECT count(*) FROM rollouts WHERE run_no = ?').pluck().get(run.no) as number;
+    if (rows <= (this.options.compareTaskRows ?? COMPARE_BUILD_ROWS)) return this.taskGroups(run.id) ?? [];
+    this.prebuildTasks(run);
+    return null;
+  }
+
   /** A page of a run's task groups (lib/index/tasks.ts); null for an unknown run. */
   tasks(runId: string, query: TaskPageQuery): TaskPage | null {
     const run = this.runSource(runId);
@@ -552,11 +571,11 @@ export class CallscopeIndex extends EventEmitter {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;
     const comparison = compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no, inputsFile: r!.inputsFile ?? null })), this.compareCache);
-    const groups = runIds.map((id) => this.taskGroups(id) ?? []);
-    const pass = groups.map((agents, i) => ({ run: runIds[i], agents: agents.map((a) => ({ agent: a.agent, max_k: a.max_k, tasks: a.tasks.length, metrics: a.metrics })) }));
+    const groups = runs.map((r) => this.groupsForCompare(r!));
+    const pass = groups.map((agents, i) => ({ run: runIds[i], pending: agents === null, agents: (agents ?? []).map((a) => ({ agent: a.agent, max_k: a.max_k, tasks: a.tasks.length, metrics: a.metrics })) }));
     let changes: (TaskChanges & { agent_a: string | null; agent_b: string | null }) | null = null;
     const [ga, gb] = groups;
-    if (gb && ga.length && gb.length) {
+    if (ga && gb && ga.length && gb.length) {
       const a = ga.find((x) => gb.some((y) => y.agent === x.agent)) ?? ga[0];
       const b = gb.find((y) => y.agent === a.agent) ?? gb[0];
       changes = { ...taskChanges(a, b, pairBy ?? (comparison.task_relation.same ? 'index' : 'task')), agent_a: a.agent, agent_b: b.agent };
@@ -610,9 +629,9 @@ export interface CallRow {
 }
 
 export type ComparisonWithTasks = Comparison & {
-  /** Each run's NeMo Gym pass@k metrics per agent (lib/rollouts/task-groups.ts). */
-  pass_at_k: { run: string; agents: { agent: string | null; max_k: number; tasks: number; metrics: Record<string, number> }[] }[];
-  /** The tasks whose pass@1 changed from the first run to the second; null with one run or no task groups. */
+  /** Each run's NeMo Gym pass@k metrics per agent (lib/rollouts/task-groups.ts); `pending` while its groups are built. */
+  pass_at_k: { run: string; pending: boolean; agents: { agent: string | null; max_k: number; tasks: number; metrics: Record<string, number> }[] }[];
+  /** The tasks whose pass@1 changed from the first run to the second; null with one run, no task groups, or groups pending. */
   task_changes: (TaskChanges & { agent_a: string | null; agent_b: string | null }) | null;
 };
 

@@ -105,6 +105,12 @@ export class TaskCache {
     return this.run(db, runNo, version).agents;
   }
 
+  /** The run's groups when they are built for this version, else null (nothing is read). */
+  peek(runNo: number, version: string): AgentTasks[] | null {
+    const kept = this.runs.get(runNo);
+    return kept && kept.version === version ? kept.agents : null;
+  }
+
   /**
    * Builds a run's groups in the background (after a pass), so that the first Tasks page after ingest finds them:
    * over 100k rollouts the build takes most of a second. `current()` is the run's version as it is now.

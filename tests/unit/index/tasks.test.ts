@@ -178,4 +178,28 @@ describe('task groups', () => {
       index.close();
     }
   });
+
+  it("compare never builds a large run's groups in its request: pending until the background build, then the changed tasks", async () => {
+    const dir = path.join(tmp, 'compare-pending');
+    for (const [sub, flip] of [['a', 0], ['b', 1]] as const) {
+      mkdirSync(path.join(dir, sub), { recursive: true });
+      writeFileSync(path.join(dir, sub, 'x_rollouts.jsonl'), [line(0, 0, 1), line(0, 1, flip), line(1, 0, 0), line(1, 1, 0)].join(''));
+    }
+    // A fresh process over a built index: no pass has run yet, so no groups are built.
+    const built = await CallscopeIndex.open([{ path: dir }], path.join(tmp, 'idx-compare-pending'));
+    await built.refresh();
+    built.close();
+    const index = await CallscopeIndex.open([{ path: dir }], path.join(tmp, 'idx-compare-pending'), { compareTaskRows: 2 });
+    try {
+      const first = index.compare(['a-x_rollouts', 'b-x_rollouts'])!;
+      expect(first.pass_at_k.map((p) => p.pending)).toEqual([true, true]);
+      expect(first.task_changes).toBeNull();
+      await index.tasksBuilt();
+      const next = index.compare(['a-x_rollouts', 'b-x_rollouts'])!;
+      expect(next.pass_at_k.map((p) => p.pending)).toEqual([false, false]);
+      expect(next.task_changes!.changes.map((c) => [c.a.task_index, c.delta])).toEqual([[0, 50]]);
+    } finally {
+      index.close();
+    }
+  });
 });
