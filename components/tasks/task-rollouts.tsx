@@ -35,7 +35,7 @@ export function TaskRollouts({ run, group, rollouts, failures, closeHref }: { ru
           <span>{formatCount(group.rollouts)} rollouts</span>
           <span>mean {formatReward(group.reward_mean)} · std {formatReward(group.reward_std)}</span>
           <span>
-            {Object.entries(group.pass_at_k)
+            {Object.entries(group['pass@k'])
               .map(([k, v]) => `pass@${k} ${formatPercent(v)}`)
               .join(' · ')}
           </span>

@@ -84,8 +84,8 @@ export function TasksTable({ run, view, agent, open, agentParam }: { run: string
                 <td className={num} title={String(t.reward_std)}>{formatReward(t.reward_std)}</td>
                 <td className={num}>{formatReward(t.reward_min)}</td>
                 <td className={num}>{formatReward(t.reward_max)}</td>
-                <td className={num} title={String(t.pass_at_k['1'])}>{formatPercent(t.pass_at_k['1'])}</td>
-                {k > 1 ? <td className={cn(num, !(String(k) in t.pass_at_k) && 'text-muted')}>{formatPercent(t.pass_at_k[String(k)])}</td> : null}
+                <td className={num} title={String(t['pass@k']['1'])}>{formatPercent(t['pass@k']['1'])}</td>
+                {k > 1 ? <td className={cn(num, !(String(k) in t['pass@k']) && 'text-muted')}>{formatPercent(t['pass@k'][String(k)])}</td> : null}
                 <SpreadCell spread={t.tokens} format={(n) => formatCompact(Math.round(n))} unit=" tokens" />
                 <SpreadCell spread={t.latency_ms} format={formatMs} unit=" ms" />
                 <td className={cn(num, t.failed_attempts ? 'text-bad' : 'text-muted')}>{formatCount(t.failed_attempts)}</td>

@@ -144,8 +144,8 @@ function sortValue(t: TaskGroup, key: TaskSortKey, maxK: number): number | null 
     case 'reward_std': return t.reward_std;
     case 'reward_min': return t.reward_min;
     case 'reward_max': return t.reward_max;
-    case 'pass@1': return t.pass_at_k['1'] ?? null;
-    case 'pass@k': return t.pass_at_k[String(maxK)] ?? null;
+    case 'pass@1': return t['pass@k']['1'] ?? null;
+    case 'pass@k': return t['pass@k'][String(maxK)] ?? null;
     case 'tokens': return t.tokens.mean;
     case 'latency': return t.latency_ms.mean;
     case 'failed': return t.failed_attempts;

@@ -37,7 +37,7 @@ export interface TaskChanges {
 function side(t: TaskGroup): TaskSide {
   let best = 0;
   for (let i = 1; i < t.rewards.length; i++) if (t.rewards[i] > t.rewards[best]) best = i;
-  return { task_index: t.task_index, pass_at_1: t.pass_at_k['1'], rewards: t.rewards, best: t.rollout_ids[best] };
+  return { task_index: t.task_index, pass_at_1: t['pass@k']['1'], rewards: t.rewards, best: t.rollout_ids[best] };
 }
 
 /** Tasks by their pairing key; a key two tasks share cannot pair (counted as unpairable). */
@@ -71,7 +71,7 @@ export function taskChanges(a: AgentTasks, b: AgentTasks, by: PairBy): TaskChang
     const tb = kb.byKey.get(key);
     if (!tb) continue;
     paired++;
-    const delta = tb.pass_at_k['1'] - ta.pass_at_k['1'];
+    const delta = tb['pass@k']['1'] - ta['pass@k']['1'];
     if (delta === 0) continue;
     const kind = solved(ta) && !solved(tb) ? 'newly_unsolved' : !solved(ta) && solved(tb) ? 'newly_solved' : delta < 0 ? 'fell' : 'rose';
     changes.push({ task: ta.task ?? tb.task, a: side(ta), b: side(tb), delta, kind });

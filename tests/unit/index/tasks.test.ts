@@ -66,8 +66,8 @@ describe('task groups', () => {
       expect([t0.zero_variance, t1.zero_variance, t2.zero_variance]).toEqual([false, true, true]);
       expect([t0.solved, t1.solved, t2.solved]).toEqual(['some', 'never', 'always']);
       expect([t0.partial, t1.partial, t2.partial]).toEqual([false, false, true]);
-      expect(t0.pass_at_k).toEqual({ 1: 50, 2: 100 * (1 - 1 / 6), 3: 100, 4: 100 });
-      expect(Object.keys(t2.pass_at_k)).toEqual(['1', '2', '3']);
+      expect(t0['pass@k']).toEqual({ 1: 50, 2: 100 * (1 - 1 / 6), 3: 100, 4: 100 });
+      expect(Object.keys(t2['pass@k'])).toEqual(['1', '2', '3']);
       expect(t1.task).toBe('What is 1 + 1?');
       // Tokens: no capture dir, so each rollout's line usage (total_tokens = 15 + task + rollout).
       expect(t1.tokens).toEqual({ min: 16, max: 19, mean: 17.5, unknown: 0 });
