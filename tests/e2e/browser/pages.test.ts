@@ -324,7 +324,7 @@ describe('every page renders cleanly', () => {
     expect(demo.length).toBe(6);
     await visit(t, `/compare?runs=${demo.join(',')}`, async (page) => {
       await heading(page, `Compare ${demo.length} runs`);
-      for (const id of demo) await page.getByRole('region', { name: 'Totals' }).getByRole('columnheader', { name: id }).waitFor();
+      for (const id of demo) await page.getByRole('region', { name: 'Totals' }).getByRole('columnheader', { name: id, exact: true }).waitFor();
       await page.getByRole('img', { name: /^Reward against tokens per rollout/ }).waitFor();
     });
     await visit(t, '/compare', async (page) => {
