@@ -264,3 +264,20 @@ export const ROLLOUT_SOURCE_INFO: Readonly<Record<RolloutSource, { title: string
 export function rolloutSource(captureDirHolds: boolean, hasAttachment: boolean): RolloutSource {
   return captureDirHolds ? 'capture' : hasAttachment ? 'attachment' : 'none';
 }
+
+/**
+ * Where a rollout's trajectory comes from (GET .../trajectory `source`, a rollout row's `trajectory_source`): the
+ * line's own `ng_trajectory` (returned as stored), the collector's projection computed from the line and the served
+ * capture dir (§5.4, after the merge), or nothing (the line has none of the three keys after the merge).
+ */
+export const TRAJECTORY_SOURCES = ['line', 'projected', 'none'] as const;
+export type TrajectorySource = (typeof TRAJECTORY_SOURCES)[number];
+
+export const TRAJECTORY_SOURCE_INFO: Readonly<Record<TrajectorySource, { title: string; meaning: string }>> = {
+  line: { title: 'rollout line', meaning: "The rollout line's own ng_trajectory, as the collector (or the agent) wrote it." },
+  projected: {
+    title: 'projected',
+    meaning: "The line has no ng_trajectory: callscope projected it as NeMo Gym's collector would, from the line's observations and the run's captured calls.",
+  },
+  none: { title: 'no trajectory', meaning: 'The line has no ng_trajectory, no ng_agent_observations and no captured calls: there is nothing to project.' },
+};
