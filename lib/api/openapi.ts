@@ -3,6 +3,7 @@ import { z } from 'zod';
 import pkg from '../../package.json';
 import * as S from './schemas';
 import * as T from './task-schemas';
+import * as TR from './trajectory-schemas';
 
 const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) } } });
 const errors = { 400: { description: 'bad input', ...json(S.ErrorSchema) }, 404: { description: 'unknown id', ...json(S.ErrorSchema) }, 503: { description: 'not ready', ...json(S.ErrorSchema) } };
@@ -44,6 +45,13 @@ export function openApiDocument() {
           summary: "The rollout's own line of its rollouts file, byte for byte",
           parameters: [run, rollout],
           responses: { 200: { description: 'the line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, ...errors },
+        },
+      },
+      '/api/runs/{run}/rollouts/{rollout}/trajectory': {
+        get: {
+          summary: "The rollout's ng_trajectory (as stored on its line, or projected as NeMo Gym's collector would), with its compactions and sandbox runs",
+          parameters: [run, rollout, ...queryParams(TR.TrajectoryQuerySchema)],
+          responses: { 200: { description: 'trajectory', ...json(TR.TrajectoryResponseSchema) }, ...errors },
         },
       },
       '/api/runs/{run}/tasks': {

@@ -40,5 +40,10 @@ export const TrajectoryResponseSchema = z.object({
     })
     .nullable(),
   observation_problems: z.array(z.string()),
+  /**
+   * For each model_call_id, the tool_call_ids its response asked for (spec §3.3, from the call's response payload):
+   * where an unmeasured tool call belongs. Empty for calls whose payloads are redacted or absent.
+   */
+  requested_tools: z.record(z.string(), z.array(z.string())),
 });
 export type TrajectoryResponse = z.infer<typeof TrajectoryResponseSchema>;

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { mergeCaptureIntoLine } from '../capture/attachment';
 import { RolloutIdError } from '../capture/ids';
 import { JsonSyntaxError, isJsonObject, parsePython, serialize } from '../capture/json';
-import { attachTrajectoryRecord, hasObservationGap } from '../rollouts/collector';
+import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from '../rollouts/collector';
 import { readLines, stripAscii } from '../capture/store';
 import { UsageError, writeAll, type CliIO } from './io';
 import { assertCaptureDir, assertReadableFile } from './inputs';
@@ -22,9 +22,6 @@ normalized form). Other lines pass unchanged. Writes to stdout without --output.
 --trajectory  the collector's whole post-processing: the merge (payloads included unless the line has the
               multimodal_history_redacted gap), the ng_trajectory projection and the payload stripping.
 `;
-
-// The collector projects a result that has any of these (rollout_collection.py).
-const TRAJECTORY_KEYS = ['ng_model_call_capture', 'ng_agent_observations', 'ng_trajectory'];
 
 export async function runAttach(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({

@@ -8,6 +8,9 @@ import { gap, joinModelCallObservations, JoinError, type GapObject } from './joi
 import { validateBundle } from './observations';
 import { buildTrajectoryRecord, ProjectionError, trajectoryIdentity } from './projection';
 
+/** The collector projects a result that has any of these (rollout_collection.py). */
+export const TRAJECTORY_KEYS = ['ng_model_call_capture', 'ng_agent_observations', 'ng_trajectory'] as const;
+
 export const PAYLOAD_KEYS = ['request', 'response', 'request_raw', 'response_raw'] as const;
 
 /**

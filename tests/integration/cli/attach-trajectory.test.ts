@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePython, type JsonObject } from '../../../lib/capture/json';
 import { line, makeExchange } from '../../support/exchange';
+import { claudeLine, hermesLine, inv, writeCaptures } from '../../support/trajectory-lines';
 import { runCli } from '../../support/cli';
 
 let dir: string;
@@ -19,68 +20,8 @@ beforeEach(() => {
 });
 afterEach(async () => fsp.rm(dir, { recursive: true, force: true }));
 
-const inv = (id: string, calls: string[], extra: JsonObject = {}) => ({
-  kind: 'agent_invocation',
-  invocation_id: id,
-  model_calls: calls.map((c) => ({ model_call_id: c })),
-  conversation: [{ role: 'user', content: `task for ${id}` }],
-  ...extra,
-});
-const tool = (invocation: string, id: string, status: string, start: number, end: number) => ({
-  kind: 'tool_call',
-  invocation_id: invocation,
-  tool_call_id: id,
-  tool_name: 'Bash',
-  started_at: start,
-  completed_at: end,
-  duration_ms: (end - start) * 1000,
-  timing_source: 'artifact',
-  status,
-});
-const claudeLine = {
-  _ng_task_index: 0,
-  _ng_rollout_index: 0,
-  reward: 1.0,
-  ng_agent_observations: {
-    source: 'claude_code',
-    records: [
-      inv('main', ['call-0', 'call-1', 'call-4']),
-      inv('sub-a', ['call-2'], { parent_invocation_id: 'main', spawned_by_tool_call_id: 'toolu_task_a', status: 'completed' }),
-      inv('sub-b', ['call-3'], { parent_invocation_id: 'main', spawned_by_tool_call_id: 'toolu_task_b', status: 'failed' }),
-      tool('main', 'toolu_task_a', 'completed', 10, 14),
-      tool('main', 'toolu_task_b', 'failed', 10.5, 13), // parallel with the first
-      tool('sub-a', 'toolu_ls', 'completed', 11, 11.25),
-      {
-        kind: 'context_compaction',
-        invocation_id: 'main',
-        outcome: 'completed',
-        tokens_before: 150000,
-        tokens_after: 9000,
-        before_model_call: { model_call_id: 'call-1' },
-        after_model_call: { model_call_id: 'call-4' },
-      },
-    ],
-    gaps: [{ code: 'no_sandbox_runtime' }],
-  },
-};
-const hermesLine = {
-  _ng_task_index: 1,
-  _ng_rollout_index: 0,
-  ng_agent_observations: {
-    source: 'hermes',
-    records: [inv('root', ['call-h0']), tool('root', 'call_1', 'completed', 1, 2)],
-    gaps: [{ code: 'sandbox_observation_unavailable', detail: 'terminal_backend=docker' }],
-  },
-};
-
-function writeCaptures() {
-  const main = ['call-0', 'call-1', 'call-2', 'call-3', 'call-4', 'call-judge'].map((id) => line(makeExchange({ model_call_id: id, request: { input: `q ${id}` } })));
-  writeFileSync(path.join(captures, '0-0.capture.jsonl'), main.join(''));
-  writeFileSync(path.join(captures, '1-0.capture.jsonl'), line(makeExchange({ model_call_id: 'call-h0' })));
-}
-
 async function attach(lines: object[], extra: string[] = []): Promise<JsonObject[]> {
-  writeCaptures();
+  writeCaptures(captures);
   const input = path.join(dir, 'in.jsonl');
   const output = path.join(dir, 'out.jsonl');
   writeFileSync(input, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
@@ -143,7 +84,7 @@ describe('callscope attach --trajectory', () => {
   });
 
   it('a failed projection leaves no trajectory, records trajectory_projection_failed and keeps the payloads', async () => {
-    writeCaptures();
+    writeCaptures(captures);
     writeFileSync(path.join(captures, '1-0.capture.jsonl'), line(makeExchange({ model_call_id: 'dup' })) + line(makeExchange({ model_call_id: 'dup' })));
     const input = path.join(dir, 'in.jsonl');
     writeFileSync(input, JSON.stringify(hermesLine) + '\n');
@@ -157,7 +98,7 @@ describe('callscope attach --trajectory', () => {
   });
 
   it('refuses --include-payloads beside --trajectory, which decides payloads as the collector does', async () => {
-    writeCaptures();
+    writeCaptures(captures);
     const input = path.join(dir, 'in.jsonl');
     writeFileSync(input, JSON.stringify(hermesLine) + '\n');
     const r = await runCli(['attach', '--capture-dir', captures, '--input', input, '--trajectory', '--include-payloads']);

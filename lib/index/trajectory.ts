@@ -1,0 +1,92 @@
+// A rollout's trajectory for the API and the pages (GET .../trajectory): the line's ng_trajectory as stored, or the
+// collector's projection computed from the line and the served capture dir (§5.1, §5.2, §5.4), with what only
+// ng_agent_observations carries (compactions, sandbox runs, its gaps).
+import { mergeCaptureIntoLine } from '../capture/attachment';
+import { isJsonObject, type JsonObject, type JsonValue } from '../capture/json';
+import { toolCallsAndReasoning } from '../capture/record';
+import type { TrajectorySource } from '../capture/vocabulary';
+import type { TrajectoryResponse } from '../api/trajectory-schemas';
+import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from '../rollouts/collector';
+import { validateBundle } from '../rollouts/observations';
+import { validateTrajectory } from '../rollouts/trajectory-model';
+import type { CallscopeIndex } from './index';
+import { readRolloutLine } from './payload';
+
+export interface TrajectoryOptions {
+  /** model_calls[*].request / .response as stored; otherwise null. */
+  includePayloads: boolean;
+}
+
+/** Null for an unknown run or rollout. */
+export async function rolloutTrajectory(index: CallscopeIndex, runId: string, key: string, opts: TrajectoryOptions): Promise<TrajectoryResponse | null> {
+  const run = index.runSource(runId);
+  const row = index.rollout(runId, key);
+  if (!run || !row) return null;
+  const span = index.lineLocation(runId, key);
+  // A rollout without a line (a capture file alone) is no collector row: there is nothing to project from.
+  const line = span ? await readRolloutLine(span.path, span.start, span.length).catch(() => null) : null;
+  if (!line) return respond('none', null, [], null, null);
+
+  if (isJsonObject(line.ng_trajectory)) {
+    const checked = validateTrajectory(line.ng_trajectory);
+    return respond('line', line.ng_trajectory, checked.ok ? [] : checked.problems.map((p) => p.message), null, line, opts);
+  }
+  // As the collector: merge (payloads unless the line says images were redacted), then project.
+  if (run.captureDir && row.rollout_id !== null) {
+    await mergeCaptureIntoLine(line, [run.captureDir], !hasObservationGap(line, 'multimodal_history_redacted'));
+  }
+  if (!TRAJECTORY_KEYS.some((k) => k in line)) return respond('none', null, [], null, line);
+  const projected = attachTrajectoryRecord(line, line);
+  const trajectory = isJsonObject(line.ng_trajectory) ? line.ng_trajectory : null;
+  return respond('projected', projected.ok ? trajectory : null, [], projected.error?.pythonClass ?? null, line, opts);
+}
+
+function respond(
+  source: TrajectorySource, trajectory: JsonObject | null, problems: string[], projectionError: string | null, line: JsonObject | null,
+  opts: TrajectoryOptions = { includePayloads: false },
+): TrajectoryResponse {
+  const requested = trajectory ? requestedTools(trajectory) : {};
+  if (trajectory && !opts.includePayloads) trajectory = withoutPayloads(trajectory);
+  const bundle = line?.ng_agent_observations;
+  const checked = bundle !== undefined && bundle !== null ? validateBundle(bundle) : null;
+  let observations: TrajectoryResponse['observations'] = null;
+  if (checked?.ok) {
+    const records = (checked.value.records as JsonObject[]) ?? [];
+    observations = {
+      source: checked.value.source as string,
+      compactions: records.filter((r) => r.kind === 'context_compaction') as never[],
+      sandboxes: records.filter((r) => r.kind === 'sandbox') as never[],
+      gaps: checked.value.gaps as never[],
+    };
+  }
+  return {
+    source,
+    trajectory: trajectory as TrajectoryResponse['trajectory'],
+    problems,
+    projection_error: projectionError,
+    observations,
+    observation_problems: checked && !checked.ok ? checked.problems.map((p) => p.message) : [],
+    requested_tools: requested,
+  };
+}
+
+/** The tool_call_ids each model call's response asked for (§3.3). */
+function requestedTools(trajectory: JsonObject): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (!Array.isArray(trajectory.model_calls)) return out;
+  for (const call of trajectory.model_calls) {
+    if (!isJsonObject(call) || typeof call.model_call_id !== 'string' || !isJsonObject(call.response)) continue;
+    const ids = toolCallsAndReasoning(call.response)
+      .tool_calls.map((t) => t.call_id)
+      .filter((id): id is string => typeof id === 'string' && id !== '');
+    if (ids.length) out[call.model_call_id] = ids;
+  }
+  return out;
+}
+
+/** The record with every model call's request and response null (a shallow copy: the stored record is not changed). */
+function withoutPayloads(trajectory: JsonObject): JsonObject {
+  if (!Array.isArray(trajectory.model_calls)) return trajectory;
+  const calls: JsonValue[] = trajectory.model_calls.map((c) => (isJsonObject(c) ? { ...c, request: null, response: null } : c));
+  return { ...trajectory, model_calls: calls };
+}
