@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { callMark, layoutTimeline, type TimelineInput } from '../../../lib/view/timeline';
+import { minRows } from '../../support/interval-rows';
 
 function input(bars: { s: number | null; e: number | null; g?: number; lat?: number | null }[]): TimelineInput {
   return {
@@ -10,22 +11,6 @@ function input(bars: { s: number | null; e: number | null; g?: number; lat?: num
     group: bars.map((b) => b.g ?? 0),
     order: bars.map((_, i) => i),
   };
-}
-
-/**
- * The fewest rows that can hold the bars when bars may touch (overlap is strict: a.x0 < b.x1 && b.x0 < a.x1).
- * At the start of a bar, count the bars running through that instant; a zero-width mark needs a row only
- * when every bar already running strictly across it holds one.
- */
-function minRows(x0: number[], x1: number[]): number {
-  let max = 0;
-  for (let b = 0; b < x0.length; b++) {
-    let active = 0;
-    if (x1[b] > x0[b]) for (let c = 0; c < x0.length; c++) active += x0[c] <= x0[b] && x1[c] > x0[b] ? 1 : 0;
-    else for (let c = 0; c < x0.length; c++) active += x0[c] < x0[b] && x1[c] > x0[b] ? 1 : 0;
-    max = Math.max(max, x1[b] > x0[b] ? active : active + 1);
-  }
-  return max;
 }
 
 describe('layoutTimeline', () => {
