@@ -66,9 +66,10 @@ function useStages(ready: boolean, stages: number, before: (stage: number) => vo
  * The columns are fetched after the page paints (inlined in the HTML, a 30,000-call rollout costs seconds of
  * parsing) and rendered in a transition, so the page never blocks for long. When the rollout changes (live),
  * the server re-renders the page with a new `version`; the views keep showing the calls they have (and their
- * zoom, hover and scroll) until the new columns arrive.
+ * zoom, hover and scroll) until the new columns arrive. Without `timeline` (a rollout whose trajectory the page draws
+ * instead), the call timeline is left out.
  */
-export function RolloutCallViews({ run, rollout, n, version }: { run: string; rollout: string; n: number; version: string }) {
+export function RolloutCallViews({ run, rollout, n, version, timeline = true }: { run: string; rollout: string; n: number; version: string; timeline?: boolean }) {
   const [columns, setColumns] = useState<CallColumns | null>(null);
   const [views, setViews] = useState<Views | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -120,7 +121,9 @@ export function RolloutCallViews({ run, rollout, n, version }: { run: string; ro
   const wait = (height: number, text: string) => (error ? <p className="text-sm text-bad">The calls could not be loaded: {error}</p> : <Placeholder height={height} text={text} />);
   return (
     <>
-      <Card title={`Timeline (${formatCount(n)} call${n === 1 ? '' : 's'})`}>{ready && stage >= 2 ? <views.TimelineChart run={run} rollout={rollout} columns={columns} /> : wait(240, 'Loading the calls…')}</Card>
+      {timeline ? (
+        <Card title={`Timeline (${formatCount(n)} call${n === 1 ? '' : 's'})`}>{ready && stage >= 2 ? <views.TimelineChart run={run} rollout={rollout} columns={columns} /> : wait(240, 'Loading the calls…')}</Card>
+      ) : null}
       <Card title="Per call">{ready && stage >= 3 ? <views.RolloutCharts run={run} rollout={rollout} columns={columns} shown={stage - 2} /> : wait(480, 'Loading the charts…')}</Card>
       <Card title="Calls">{ready && stage >= 6 ? <views.CallsTable run={run} rollout={rollout} columns={columns} /> : wait(300, 'Loading the calls…')}</Card>
     </>

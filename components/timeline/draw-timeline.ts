@@ -7,6 +7,7 @@ import { formatMs } from '@/lib/view/format';
 import type { CallColumns } from '@/lib/view/series';
 import { callMark, type TimelineLayout } from '@/lib/view/timeline';
 import { canvasLabelFont, serverColor, type ThemeColors } from '@/components/charts/palette';
+import type { PlacedItems } from './hit-test';
 
 export const GUTTER = 120;
 export const AXIS = 24;
@@ -20,14 +21,15 @@ export interface TimelineGeometry {
   plotWidth: number;
 }
 
-export function timelineGeometry(width: number, rows: number): TimelineGeometry {
+export function timelineGeometry(width: number, rows: number, gutter = GUTTER): TimelineGeometry {
   const rowHeight = Math.max(2, Math.min(18, Math.floor(MAX_PLOT_HEIGHT / Math.max(1, rows))));
-  return { width, height: AXIS + Math.max(1, rows) * rowHeight + 4, rowHeight, plotLeft: GUTTER, plotWidth: Math.max(10, width - GUTTER - 12) };
+  return { width, height: AXIS + Math.max(1, rows) * rowHeight + 4, rowHeight, plotLeft: gutter, plotWidth: Math.max(10, width - gutter - 12) };
 }
 
 export const timeScale = (geo: TimelineGeometry, domain: [number, number]) => scaleLinear().domain(domain).range([geo.plotLeft, geo.plotLeft + geo.plotWidth]);
 
-function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | string {
+/** A diagonal-stripe fill in `color`: truncated streams here, unmeasured intervals in the trajectory. */
+export function hatch(ctx: CanvasRenderingContext2D, color: string): CanvasPattern | string {
   const tile = document.createElement('canvas');
   tile.width = tile.height = 6;
   const t = tile.getContext('2d');
@@ -51,24 +53,12 @@ export interface DrawTimelineArgs {
   colors: ThemeColors;
 }
 
-const rowTopOf = (geo: TimelineGeometry, r: number) => AXIS + r * geo.rowHeight;
-const barHeight = (geo: TimelineGeometry) => Math.max(1, geo.rowHeight - (geo.rowHeight > 4 ? 3 : 1));
+export const rowTopOf = (geo: TimelineGeometry, r: number) => AXIS + r * geo.rowHeight;
+export const barHeight = (geo: TimelineGeometry) => Math.max(1, geo.rowHeight - (geo.rowHeight > 4 ? 3 : 1));
 
-/** Everything but the hover and selection: drawn once per layout, zoom, size or theme change. */
-export function drawTimeline({ ctx, geo, layout, columns: c, groupOf, domain, colors }: DrawTimelineArgs): void {
+/** The time axis: ticks labelled in time since the start, with grid lines down the plot. */
+export function drawTimeAxis(ctx: CanvasRenderingContext2D, geo: TimelineGeometry, domain: [number, number], colors: ThemeColors): void {
   const x = timeScale(geo, domain);
-  const rowTop = (r: number) => rowTopOf(geo, r);
-  ctx.font = canvasLabelFont();
-  ctx.textBaseline = 'middle';
-  layout.groups.forEach((g, k) => {
-    if (k % 2 === 1) {
-      ctx.fillStyle = colors.panel;
-      ctx.fillRect(0, rowTop(g.firstRow), geo.width, g.rows * geo.rowHeight);
-    }
-    ctx.fillStyle = colors.muted;
-    const name = g.group < c.servers.length ? c.servers[g.group] : '(no server)';
-    ctx.fillText(name.length > 17 ? `${name.slice(0, 16)}…` : name, 6, rowTop(g.firstRow) + Math.min(9, (g.rows * geo.rowHeight) / 2));
-  });
   ctx.strokeStyle = colors.line;
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';
@@ -83,6 +73,23 @@ export function drawTimeline({ ctx, geo, layout, columns: c, groupOf, domain, co
     ctx.fillText(label, Math.min(Math.max(tx, geo.plotLeft + half), geo.width - half - 2), AXIS / 2 - 2);
   }
   ctx.textAlign = 'start';
+}
+
+/** Everything but the hover and selection: drawn once per layout, zoom, size or theme change. */
+export function drawTimeline({ ctx, geo, layout, columns: c, groupOf, domain, colors }: DrawTimelineArgs): void {
+  const rowTop = (r: number) => rowTopOf(geo, r);
+  ctx.font = canvasLabelFont();
+  ctx.textBaseline = 'middle';
+  layout.groups.forEach((g, k) => {
+    if (k % 2 === 1) {
+      ctx.fillStyle = colors.panel;
+      ctx.fillRect(0, rowTop(g.firstRow), geo.width, g.rows * geo.rowHeight);
+    }
+    ctx.fillStyle = colors.muted;
+    const name = g.group < c.servers.length ? c.servers[g.group] : '(no server)';
+    ctx.fillText(name.length > 17 ? `${name.slice(0, 16)}…` : name, 6, rowTop(g.firstRow) + Math.min(9, (g.rows * geo.rowHeight) / 2));
+  });
+  drawTimeAxis(ctx, geo, domain, colors);
   const [lo, hi] = domain;
   const k = geo.plotWidth / (hi - lo);
   const px = (t: number) => geo.plotLeft + (t - lo) * k; // the scale, inlined for the 30,000-bar loops
@@ -143,7 +150,7 @@ export function drawTimeline({ ctx, geo, layout, columns: c, groupOf, domain, co
 export function drawOverlay(
   ctx: CanvasRenderingContext2D,
   geo: TimelineGeometry,
-  layout: TimelineLayout,
+  layout: PlacedItems,
   domain: [number, number],
   colors: ThemeColors,
   hover: number,

@@ -3,13 +3,16 @@
 import Flatbush from 'flatbush';
 import type { TimelineLayout } from '@/lib/view/timeline';
 
+/** What hit-testing reads of a layout: each item's row and drawn interval (the call and trajectory timelines both). */
+export type PlacedItems = Pick<TimelineLayout, 'row' | 'x0' | 'x1' | 'rows'>;
+
 export interface HitIndex {
   tree: Flatbush | null;
   /** Call position of each tree item. */
   ids: Int32Array;
 }
 
-export function buildHitIndex(layout: TimelineLayout): HitIndex {
+export function buildHitIndex(layout: PlacedItems): HitIndex {
   const placed: number[] = [];
   for (let i = 0; i < layout.row.length; i++) if (layout.row[i] >= 0) placed.push(i);
   if (!placed.length) return { tree: null, ids: new Int32Array(0) };
@@ -20,7 +23,7 @@ export function buildHitIndex(layout: TimelineLayout): HitIndex {
 }
 
 /** The call whose bar in `row` is nearest to time `x` within `toleranceMs`, or -1. */
-export function hitTest(index: HitIndex, layout: TimelineLayout, x: number, row: number, toleranceMs: number): number {
+export function hitTest(index: HitIndex, layout: PlacedItems, x: number, row: number, toleranceMs: number): number {
   if (!index.tree || row < 0 || row >= layout.rows) return -1;
   let best = -1;
   let bestDistance = Infinity;

@@ -4,9 +4,8 @@
 // tab), drag to zoom into a time range, Ctrl/⌘+wheel to zoom around the pointer, Shift+wheel (or a
 // horizontal wheel) to pan, double-click to reset.
 import { useEffect, useState, type PointerEvent, type RefObject } from 'react';
-import type { TimelineLayout } from '@/lib/view/timeline';
 import { AXIS, timeScale, type TimelineGeometry } from './draw-timeline';
-import { hitTest, type HitIndex } from './hit-test';
+import { hitTest, type HitIndex, type PlacedItems } from './hit-test';
 
 export interface PointerState {
   hover: { i: number; x: number; y: number } | null;
@@ -16,7 +15,7 @@ export interface PointerState {
 export function useTimelinePointer(opts: {
   canvas: RefObject<HTMLCanvasElement | null>;
   geo: TimelineGeometry;
-  layout: TimelineLayout;
+  layout: PlacedItems;
   hits: () => HitIndex;
   view: [number, number];
   full: [number, number];

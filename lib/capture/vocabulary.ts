@@ -281,3 +281,13 @@ export const TRAJECTORY_SOURCE_INFO: Readonly<Record<TrajectorySource, { title: 
   },
   none: { title: 'no trajectory', meaning: 'The line has no ng_trajectory, no ng_agent_observations and no captured calls: there is nothing to project.' },
 };
+
+/**
+ * §9: who measured a tool call's interval (ToolCallObservation.timing_source): the tool executor itself, the agent's
+ * own artifacts (a transcript's timestamps), or the harness around the call. Null: the producer did not say.
+ */
+export const TIMING_SOURCE_INFO: Readonly<Record<'executor' | 'artifact' | 'harness', { title: string; meaning: string }>> = {
+  executor: { title: 'executor', meaning: 'Measured by the tool executor that ran the call.' },
+  artifact: { title: 'artifact', meaning: "Read from the agent's own artifacts (for example its transcript's timestamps)." },
+  harness: { title: 'harness', meaning: 'Measured by the harness around the tool call (callbacks before and after it).' },
+};

@@ -17,6 +17,7 @@ import {
 } from '../rollouts/observations';
 import type { TrajectoryModelCall, TrajectoryTurn } from '../rollouts/trajectory-model';
 import { isObj, type Obj } from './json-object';
+import { losslessNumber } from './plain-json';
 
 /** A model call as the views need it: its payloads stay a call page away. */
 export type ViewModelCall = Omit<TrajectoryModelCall, 'request' | 'response'>;
@@ -36,18 +37,14 @@ export interface TrajectoryParts {
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-/**
- * A number, whichever way it was read: a plain one (JSON.parse, in the browser), or on the server the format
- * library's lossless forms (a float kept as a `{value}` wrapper so that `1.0` stays `1.0`, a big integer as bigint).
- * The wrapper is recognised by shape: lib/view also runs in the browser, where the format library does not.
- */
+/** A number, whichever way it was read: plainly (JSON.parse) or losslessly on the server (lib/view/plain-json.ts). */
 function num(v: unknown): number | null {
-  const n = typeof v === 'bigint' ? Number(v) : isObj(v) && typeof v.value === 'number' ? v.value : v;
+  const n = losslessNumber(v) ?? v;
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 }
 const count = (v: unknown): number | null => {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  return Number.isInteger(n) && (n as number) >= 0 ? (n as number) : null;
+  const n = num(v);
+  return n !== null && Number.isInteger(n) && n >= 0 ? n : null;
 };
 const oneOf = <T extends string>(values: readonly T[], v: unknown, fallback: T): T => (values.includes(v as T) ? (v as T) : fallback);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

@@ -5,10 +5,13 @@ import { RolloutConversation } from '@/components/rollouts/rollout-conversation'
 import { RolloutLineView } from '@/components/rollouts/rollout-line-view';
 import { presentRollout, rolloutVersion } from '@/lib/api/present';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
+import { loadTrajectory } from '@/components/trajectory/load-trajectory';
 import { getInstance } from '@/lib/server/instance';
+import { summarizeTrajectory } from '@/lib/view/trajectory-summary';
 import { AttemptLinks } from './_components/attempt-links';
 import { GapList } from './_components/gap-list';
 import { RolloutHeader } from './_components/rollout-header';
+import { TrajectorySection } from './_components/trajectory-section';
 
 export const dynamic = 'force-dynamic';
 
@@ -27,13 +30,17 @@ export default async function RolloutPage({ params }: Props) {
   if (!row || !attempts) notFound();
   const r = presentRollout(row);
   const line = index.lineLocation(run, rollout);
+  const answer = await loadTrajectory(index, run, rollout);
+  const trajectory = answer ? summarizeTrajectory(answer) : null;
+  const version = rolloutVersion(row);
   return (
     <div className="space-y-5">
       <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} best={index.bestOfTask(run, rollout)} />
       <AttemptLinks run={run} attempts={attempts} />
       {line && row.num_calls === 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce /> : null}
       <GapList gaps={r.gaps} source={r.source} calls={r.num_calls} rolloutId={r.rollout_id} />
-      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={rolloutVersion(row)} />
+      {trajectory?.shown ? <TrajectorySection run={run} rollout={rollout} version={version} s={trajectory} /> : null}
+      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={version} timeline={!trajectory?.agent} />
       {line && row.num_calls > 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce={false} /> : null}
       {line ? <RolloutLineView run={run} rollout={rollout} bytes={line.length} openAtOnce={row.num_calls === 0} /> : null}
     </div>
