@@ -12,6 +12,7 @@ import type { TrajectoryLayout } from '@/lib/view/trajectory-layout';
 import type { TrajectoryParts } from '@/lib/view/trajectory-read';
 
 const ROW_HEIGHT = 34;
+const MAX_HEIGHT = 420;
 const TONE = { bad: 'bad', warn: 'warn', good: 'good' } as const;
 
 export interface TrajectoryOutlineProps {
@@ -50,7 +51,7 @@ export function TrajectoryOutline({ parts, layout, selected, select, hrefOf, onS
           {formatCount(shown.length)} of {formatCount(layout.timeOrder.length)}
         </span>
       </div>
-      <div ref={scroller} role="list" aria-label="trajectory outline" className="h-[420px] overflow-auto rounded-md border border-line">
+      <div ref={scroller} role="list" aria-label="trajectory outline" className="overflow-auto rounded-md border border-line" style={{ height: Math.max(ROW_HEIGHT * 2, Math.min(MAX_HEIGHT, shown.length * ROW_HEIGHT + 2)) }}>
         <div className="relative" style={{ height: virtual.getTotalSize() }}>
           {virtual.getVirtualItems().map((v) => {
             const i = shown[v.index];

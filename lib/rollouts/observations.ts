@@ -4,6 +4,9 @@
 import { z } from 'zod';
 import { isJsonObject, truthy, type JsonObject, type JsonValue } from '../capture/json';
 import { conversationItem } from './conversation-items';
+import { COMPACTION_OUTCOMES, INVOCATION_STATUSES, SANDBOX_OUTCOMES, SANDBOX_ROLES, TIMING_SOURCES, TOOL_STATUSES } from './observation-values';
+
+export { COMPACTION_OUTCOMES, INVOCATION_STATUSES, SANDBOX_OUTCOMES, SANDBOX_ROLES, TIMING_SOURCES, TOOL_STATUSES };
 import { dflt, float, int, list, literal, model, opt, req, str, tagged, type Problem } from './pymodel';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -30,12 +33,6 @@ export const ObservationGapSchema = z.strictObject({
 export type ObservationGap = z.infer<typeof ObservationGapSchema>;
 
 const nonNegative = z.number().min(0).nullable().default(null);
-export const INVOCATION_STATUSES = ['completed', 'failed', 'incomplete', 'unknown'] as const;
-export const TOOL_STATUSES = ['completed', 'failed', 'timeout', 'cancelled', 'incomplete', 'unknown'] as const;
-export const TIMING_SOURCES = ['executor', 'artifact', 'harness'] as const;
-export const SANDBOX_ROLES = ['agent', 'verifier', 'environment'] as const;
-export const SANDBOX_OUTCOMES = ['completed', 'failed', 'timeout', 'oom', 'sandbox_error', 'cancelled', 'unknown'] as const;
-export const COMPACTION_OUTCOMES = ['completed', 'failed', 'aborted', 'unknown'] as const;
 
 /** A conversation item as NeMoGymResponseInputItem dumps it (the members' shapes are in conversation-items.ts). */
 export const ConversationItemSchema = z.record(z.string(), z.unknown());

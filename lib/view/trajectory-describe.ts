@@ -30,7 +30,7 @@ export function groupLabel(layout: TrajectoryLayout, g: number): string {
   const group = layout.groups[g];
   if (!group) return '—';
   if (group.kind === 'unowned') return 'calls owned by no invocation';
-  if (group.kind === 'run') return 'sandboxes no tool call places';
+  if (group.kind === 'run') return 'sandbox runs no tool call ran in';
   return group.id ?? '—';
 }
 

@@ -59,7 +59,7 @@ export interface TrajectoryLayout {
   timing: Uint8Array;
   /** Where each kind's items begin in the item arrays. */
   base: Record<'compaction' | 'modelCall' | 'toolCall' | 'sandbox', number>;
-  /** Every item in time order (the outline's order); items without a position last. */
+  /** Every item in time order (the outline's order); items without a time last. */
   timeOrder: Int32Array;
   extent: [number, number] | null;
   /** Items that have no position and are not drawn. */
@@ -171,11 +171,10 @@ export function layoutTrajectory(parts: TrajectoryParts, opts: LayoutOptions = {
   }
 
   const { bands, band, row, rows } = packBands(tree.order, tree.parent, opts.collapsed ?? new Set(), { n, kind, group, x0, x1, timing });
-  const timeOrder = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => {
-    const pa = timing[a] === Timing.unplaced;
-    const pb = timing[b] === Timing.unplaced;
-    return pa !== pb ? (pa ? 1 : -1) : (pa ? 0 : x0[a] - x0[b]) || kind[a] - kind[b] || src[a] - src[b];
-  });
+  // the outline: items by their start; then those drawn across the run without a time (unpositioned sandboxes); then
+  // those with no position at all
+  const rankOf = (i: number) => (timing[i] === Timing.unplaced ? 2 : timing[i] === Timing.unpositioned ? 1 : 0);
+  const timeOrder = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => rankOf(a) - rankOf(b) || (rankOf(a) ? 0 : x0[a] - x0[b]) || kind[a] - kind[b] || src[a] - src[b]);
   let unplaced = 0;
   for (let i = 0; i < n; i++) if (timing[i] === Timing.unplaced) unplaced++;
   return { t0: origin, groups, groupOrder: tree.order, descendants, bands, rows, kind, src, group, band, row, x0, x1, timing, base, timeOrder, extent, unplaced, requesting, nextCall, compactionCalls };

@@ -4,16 +4,14 @@
 // value), and an entry without its identity (an invocation without an id, a tool call without its ids) is left
 // out and said so in `problems`. The views then never crash on a record the schema rejects.
 import type { TrajectoryResponse } from '../api/trajectory-schemas';
-import {
-  INVOCATION_STATUSES,
-  TIMING_SOURCES,
-  TOOL_STATUSES,
-  type AgentInvocation,
-  type ContextCompactionObservation,
-  type ModelCallRef,
-  type ObservationGap,
-  type SandboxObservation,
-  type TrajectoryToolCall,
+import { INVOCATION_STATUSES, TIMING_SOURCES, TOOL_STATUSES } from '../rollouts/observation-values';
+import type {
+  AgentInvocation,
+  ContextCompactionObservation,
+  ModelCallRef,
+  ObservationGap,
+  SandboxObservation,
+  TrajectoryToolCall,
 } from '../rollouts/observations';
 import type { TrajectoryModelCall, TrajectoryTurn } from '../rollouts/trajectory-model';
 import { isObj, type Obj } from './json-object';
