@@ -229,7 +229,7 @@ export const CallColumnsQuerySchema = z
   })
   .strict();
 export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
-export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, and tasks paired by index when the runs are over the same tasks (task_relation: whether, on what basis, and why)');
+export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, per-rollout tool calls and measured tool time (rollout_tool_calls, rollout_tool_time: rollouts with a trajectory), and tasks paired by index when the runs are over the same tasks (task_relation: whether, on what basis, and why)');
 
 /** `run/rollout`: one rollout of any served run, as /api/diff and /diff name the two sides. */
 export const RolloutRefSchema = z

@@ -220,3 +220,16 @@ describe("the rollouts list: a trajectory's counts, sorts and filters", () => {
     ]);
   });
 });
+
+describe('compare: tool calls and measured tool time per rollout', () => {
+  it("are distributions over the rollouts with a trajectory, equal for the projected and the collector's run", () => {
+    const c = index.compare([runOf('raw'), runOf('collected')])!;
+    for (const r of c.runs) {
+      expect(r.rollout_tool_calls.count).toBe(3); // 3, 1 and 0 tool calls
+      expect(r.rollout_tool_calls.mean).toBeCloseTo(4 / 3, 9);
+      expect(r.rollout_tool_calls.quantiles.at(-1)).toBe(3);
+      expect(r.rollout_tool_time.count).toBe(2); // the rollout without tool calls has no measured time
+      expect(r.rollout_tool_time.quantiles.at(-1)).toBeCloseTo(6750, 6);
+    }
+  });
+});
