@@ -97,7 +97,7 @@ export interface TreeRun {
   endAt: number;
 }
 
-export const COMPACTION_PROMPT =
+const COMPACTION_PROMPT =
   `${COMPACTION_PROMPT_MARKERS[1]}, paying close attention to the user's explicit requests and your previous actions. ` +
   'Wrap your analysis in <analysis> tags, then write the summary in <summary> tags.';
 // What Claude Code appends to the summary it persists (one of the suffixes the association accepts).
@@ -107,7 +107,7 @@ const CONTINUE_SUFFIX =
   'Pick up the last task as if the break never happened.';
 
 /** Transcript timestamps have millisecond precision; rounding up keeps an event after what caused it. */
-export const ceilMs = (t: number) => Math.ceil(t * 1000) / 1000;
+const ceilMs = (t: number) => Math.ceil(t * 1000) / 1000;
 
 export interface TreeInput {
   rng: Rng;

@@ -6,12 +6,11 @@
 // subagent's status from its Task call's; a compaction between the last call before it and the first after,
 // its call left for the collector's association. Beyond that producer: sandbox runs and the sandbox a tool ran in.
 import type { JsonObject, JsonValue } from '../capture/json';
-import { pyDumps } from '../rollouts/compaction';
+import { CLAUDE_CODE_SOURCE, pyDumps } from '../rollouts/compaction';
+import { gap } from '../rollouts/join';
 import { validateBundle } from '../rollouts/observations';
 import type { TracedInvocation, TracedTool, TracedTurn } from './agent-tree';
 import type { Rng } from './random';
-
-export const CLAUDE_CODE_SOURCE = 'claude_code';
 
 export interface ClaudeCodeFacts {
   root: TracedInvocation;
@@ -23,8 +22,6 @@ export interface ClaudeCodeFacts {
   /** The sandbox the tools ran in and its runs; null when the runtime reported none. */
   sandbox: { id: string; records: JsonObject[] } | null;
 }
-
-const gap = (code: string, invocation_id: string | null = null, detail: string | null = null) => ({ code, invocation_id, detail });
 
 export function uuid(rng: Rng): string {
   const h = rng.uuid4hex();
@@ -50,7 +47,6 @@ export function claudeCodeObservations(f: ClaudeCodeFacts): JsonObject {
   const tools: JsonObject[] = [];
   const compactions: JsonObject[] = [];
   const gaps: JsonObject[] = [];
-  const toolGaps: JsonObject[] = [];
 
   for (const inv of invocations) {
     const conversation: JsonObject[] = [{ role: 'user', content: inv.prompt }];
@@ -103,10 +99,9 @@ export function claudeCodeObservations(f: ClaudeCodeFacts): JsonObject {
   for (const c of compactions) gaps.push(gap('compaction_model_call_reference_unavailable', c.invocation_id as string));
   for (const t of tools) {
     if (t.started_at !== null) continue;
-    toolGaps.push(gap('tool_start_timestamp_missing', t.invocation_id as string, t.tool_call_id as string));
-    toolGaps.push(gap('tool_result_timestamp_missing', t.invocation_id as string, t.tool_call_id as string));
+    gaps.push(gap('tool_start_timestamp_missing', t.invocation_id as string, t.tool_call_id as string));
+    gaps.push(gap('tool_result_timestamp_missing', t.invocation_id as string, t.tool_call_id as string));
   }
-  gaps.push(...toolGaps);
   if (!f.sandbox) gaps.push(gap('sandbox_observation_unavailable'));
   const bundle = validateBundle({ source: CLAUDE_CODE_SOURCE, records: [...records, ...tools, ...compactions, ...(f.sandbox?.records ?? [])], gaps } as JsonValue);
   if (!bundle.ok) throw new Error(`demo claude_code bundle does not validate: ${JSON.stringify(bundle.problems)}`);

@@ -5,6 +5,7 @@
 // reads as an error. A pinned Hermes without the tool callbacks times no tool at all (`hermes_hook_unavailable`);
 // tools run in Docker, which reports no sandbox observation.
 import { isJsonObject, serialize, truthy, type JsonObject, type JsonValue } from '../capture/json';
+import { gap } from '../rollouts/join';
 import { validateBundle } from '../rollouts/observations';
 import type { Message } from './conversation';
 import type { ToolTrace } from './rollout';
@@ -13,7 +14,6 @@ import type { Rng } from './random';
 
 export const HERMES_SOURCE = 'hermes';
 const ROOT = 'root';
-const gap = (code: string, invocation_id: string | null = null, detail: string | null = null) => ({ code, invocation_id, detail });
 
 /** HermesAgentObserver._failed_result. */
 export function failedResult(toolName: string, result: string): boolean {
