@@ -12,6 +12,7 @@
 //          --profile (CPU profile of the ingest child into .callscope/bench-prof) --keep (keep the index dirs)
 //          --no-server (skip the parts measured through `callscope serve`)
 //          --out FILE (the report, instead of reports/bench-index.json)
+//          --only t2 (T2 alone: cold ingest of the corpus with a trajectory on every rollout against without)
 //          --index DIR [--out FILE] (query figures and I4 only, over an index built before; see queryOnly)
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -135,6 +136,8 @@ interface ChildParams {
   huge?: HugeInfo;
   live?: { rate: number; seconds: number };
   sample?: string;
+  /** The T2 corpus written from `corpus` (role trajectories). */
+  dest?: string;
 }
 
 interface HugeInfo {
@@ -833,7 +836,10 @@ async function childWatcher(p: ChildParams) {
 
 async function runChildRole(role: string, paramsJson: string): Promise<void> {
   const p = JSON.parse(paramsJson) as ChildParams;
-  const roles: Record<string, (p: ChildParams) => Promise<unknown>> = { baseline: childBaseline, ingest: childIngest, query: childQuery, huge: childHuge, live: childLive, breakdown: childBreakdown, watcher: childWatcher };
+  const roles: Record<string, (p: ChildParams) => Promise<unknown>> = {
+    baseline: childBaseline, ingest: childIngest, query: childQuery, huge: childHuge, live: childLive, breakdown: childBreakdown, watcher: childWatcher,
+    trajectories: async (q) => (await import('./bench-trajectory-corpus')).ensureTrajectoryCorpus(q.corpus!, q.dest!),
+  };
   const result = await roles[role](p);
   writeFileSync(p.out, JSON.stringify(result));
 }
@@ -1552,6 +1558,7 @@ async function main(): Promise<void> {
       index: { type: 'string' },
       out: { type: 'string' },
       skip: { type: 'string', default: '' },
+      only: { type: 'string', default: '' },
       'query-only': { type: 'boolean', default: false },
     },
     strict: true,
@@ -1574,11 +1581,18 @@ async function main(): Promise<void> {
     out: values.out ?? null,
     skip: new Set(values.skip!.split(',').filter(Boolean)),
   };
+  const PARTS = ['i1', 'query', 'huge', 'server', 'watcher', 'live', 't2'];
+  const only = values.only!.split(',').filter(Boolean);
+  for (const part of only) if (!PARTS.includes(part)) throw new Error(`--only ${part}: not one of ${PARTS.join(', ')}`);
+  if (only.length) {
+    args.skip = new Set(PARTS.filter((p) => !only.includes(p)));
+    if (args.skip.has('server')) args.server = false;
+  }
   if (values['query-only']) {
     if (!args.index) throw new Error('--query-only needs --index DIR');
     return queryOnly(args as typeof args & { index: string });
   }
-  for (const part of args.skip) if (!['query', 'huge', 'server', 'watcher', 'live'].includes(part)) throw new Error(`--skip ${part}: not one of query, huge, server, watcher, live`);
+  for (const part of args.skip) if (!PARTS.includes(part)) throw new Error(`--skip ${part}: not one of ${PARTS.join(', ')}`);
   for (const [k, v] of Object.entries(args)) if (typeof v === 'number' && !(v > 0)) throw new Error(`--${k.replace('_', '-')} must be a positive number`);
   const started = now();
   const report: Record<string, any> = { benchmark: 'index', started_at: new Date().toISOString(), machine: machine(), seed: args.seed, args: { ...args, skip: [...args.skip] } };
@@ -1594,7 +1608,7 @@ async function main(): Promise<void> {
     // One ratio alone moved with the machine: in one run the baseline after the ingest took 60% longer than the one
     // before it, CPU time alike.
     const indexDir = args.index ?? path.join(work, 'index');
-    if (!args.index) {
+    if (!args.index && !args.skip.has('i1')) {
       step('I1 baseline (read + JSON.parse of every line), 1 of 3');
       const b1 = await runChild('baseline', { corpus: args.corpus });
       step('I1 cold ingest (CallscopeIndex.open + refresh into a fresh index dir), 1 of 2');
@@ -1650,7 +1664,9 @@ async function main(): Promise<void> {
       };
     }
 
-    step('I2 warm restart, A1 pages, A2 compare, raw by id, RSS (query child)');
+    if (!args.skip.has('t2')) report.t2 = await measureT2(args.corpus, work, step);
+
+    if (!args.skip.has('query')) step('I2 warm restart, A1 pages, A2 compare, raw by id, RSS (query child)');
     if (!args.skip.has('query')) report.query = await runChild('query', { corpus: args.corpus, indexDir, seed: args.seed, reps: args.reps, coldReps: quick ? 2 : 3 });
 
     if (!args.skip.has('huge')) {
@@ -1701,6 +1717,34 @@ async function main(): Promise<void> {
     `\n${report.machine.cpu_model} x${report.machine.cpus}, ${fmtBytes(report.machine.total_memory_bytes)}, Node ${report.machine.node}, ${report.machine.commit.slice(0, 12)}, seed ${args.seed}; ` +
       `${report.corpus.calls} calls / ${report.corpus.rollouts} rollouts, ${fmtBytes(report.corpus.bytes)}; ${report.duration_s} s\nwrote ${path.relative(ROOT, reportFile)}\n`,
   );
+}
+
+/**
+ * T2: cold ingest of the corpus with a trajectory on every rollout (as the collector writes them: payloads in
+ * ng_trajectory) against the same corpus without, alternating (without, with, without, with) so that both see the
+ * same machine; the ratio of the medians, wall and CPU.
+ */
+async function measureT2(corpus: string, work: string, step: (s: string) => void): Promise<Record<string, Json>> {
+  const dest = `${corpus}-trajectories`;
+  step(`T2 corpus with trajectories (${path.relative(ROOT, dest)})`);
+  const made = await runChild('trajectories', { corpus, dest });
+  const runs: Record<'without' | 'with', { wall_ms: number; cpu_ms: number; bytes_read: number }[]> = { without: [], with: [] };
+  for (let i = 0; i < 4; i++) {
+    const kind = i % 2 === 0 ? 'without' : 'with';
+    step(`T2 cold ingest ${kind} trajectories, ${Math.floor(i / 2) + 1} of 2`);
+    const indexDir = path.join(work, `t2-index-${i}`);
+    const r = await runChild('ingest', { corpus: kind === 'with' ? dest : corpus, indexDir });
+    rmSync(indexDir, { recursive: true, force: true });
+    runs[kind].push({ wall_ms: round(r.wall_ms), cpu_ms: round(r.cpu_ms), bytes_read: r.runs.reduce((n: number, x: any) => n + x.progress.bytes_read, 0) });
+  }
+  const median = (xs: number[]) => pct(xs, 0.5);
+  const m = (kind: 'without' | 'with', k: 'wall_ms' | 'cpu_ms') => median(runs[kind].map((r) => r[k]));
+  return {
+    corpus_with: { dir: dest, ...made, ...corpusStats(dest) },
+    runs,
+    ratio_wall: round(m('with', 'wall_ms') / m('without', 'wall_ms')),
+    ratio_cpu: round(m('with', 'cpu_ms') / m('without', 'cpu_ms')),
+  };
 }
 
 /**
@@ -1764,6 +1808,13 @@ function verdict(ok: boolean): string {
 
 function tableRows(r: Record<string, any>): Row[] {
   const rows: Row[] = [];
+  const t2 = r.t2;
+  if (t2) rows.push({
+    id: 'T2',
+    figure: `cold ingest with a trajectory on every rollout ${t2.ratio_wall}× the time without (CPU ${t2.ratio_cpu}×; medians of 2 each, alternating; ${fmtBytes(t2.corpus_with.bytes)} with against ${fmtBytes(r.corpus.bytes)} without, ${t2.corpus_with.tool_calls} tool calls)`,
+    target: '≤ 1.3×',
+    result: verdict(t2.ratio_wall <= 1.3),
+  });
   const i1 = r.i1;
   if (i1) rows.push({
     id: 'I1',
@@ -1812,7 +1863,7 @@ function tableRows(r: Record<string, any>): Row[] {
   if (d) rows.push({ id: 'I4 disk', figure: `${d.per_call} B/call (${fmtBytes(d.bytes)} for ${i1.calls} calls, after checkpoint)`, target: '≤ 300 B/call', result: verdict(d.per_call <= 300) });
   const qm = q?.memory ?? { rss: 0, max_rss_bytes: 0 };
   const rss = qm.rss;
-  rows.push({
+  if (q || r.server) rows.push({
     id: 'I4 RSS',
     figure: `${q ? `query process ${fmtBytes(rss)} RSS (peak ${fmtBytes(qm.max_rss_bytes)}) after all queries` : '(query child skipped)'}${r.server ? `; serve ${fmtBytes(r.server.memory_after_live.rss_kb * 1024)} (peak ${fmtBytes(r.server.memory_after_live.hwm_kb * 1024)})` : ''}`,
     target: '≤ 500 MB',

@@ -2,11 +2,17 @@ import type { Comparison } from '@/lib/index/compare';
 import { boxDomain, cellText, runColor, TOKEN_KINDS } from '@/lib/view/compare';
 import { BoxPlotRow } from './box-plot-row';
 
-/** Per-rollout distributions of tokens (in, out, reasoning, total) and reward, one shared axis per metric. */
+/** Per-rollout distributions of tokens (in, out, reasoning, total), reward and, with trajectories, tool calls and tool time; one shared axis per metric. */
 export function DistributionPlots({ comparison }: { comparison: Comparison }) {
   const metrics = [
     ...TOKEN_KINDS.map(([key, label]) => ({ label: `${label} per rollout`, kind: 'tokens' as const, dists: comparison.runs.map((r) => r.rollout_tokens[key]), fromZero: true })),
     { label: 'reward', kind: 'reward' as const, dists: comparison.runs.map((r) => r.reward), fromZero: false },
+    ...(comparison.runs.some((r) => r.rollout_tool_calls.count > 0)
+      ? [
+          { label: 'tool calls per rollout (trajectory)', kind: 'count' as const, dists: comparison.runs.map((r) => r.rollout_tool_calls), fromZero: true },
+          { label: 'measured tool time per rollout', kind: 'ms' as const, dists: comparison.runs.map((r) => r.rollout_tool_time), fromZero: true },
+        ]
+      : []),
   ];
   return (
     <div className="space-y-5">

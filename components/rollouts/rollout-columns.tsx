@@ -1,5 +1,5 @@
 import type { ColumnDef } from '@tanstack/react-table';
-import type { CSSProperties } from 'react';
+import type { CSSProperties, ReactNode } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { formatCount, formatMs, formatReward } from '@/lib/view/format';
@@ -62,8 +62,58 @@ function tokens(field: TokenField, header: string, label: string): Column {
   };
 }
 
-/** The rollouts table's columns; the token bars are scaled by the table (barScale). */
-export function rolloutColumns(run: string): Column[] {
+/** A trajectory count, a dash for a rollout without a trajectory (not 0: there is nothing to count). */
+function trajectoryCell(r: RolloutItem, value: (t: NonNullable<RolloutItem['trajectory']>) => ReactNode) {
+  if (!r.trajectory) return <span className="text-muted" title="no trajectory: the line has no ng_trajectory or observations, and no captured calls">—</span>;
+  return value(r.trajectory);
+}
+
+/** The columns of a run whose rollouts have trajectories: tool calls, measured tool time, invocations, turns. */
+const TRAJECTORY_COLUMNS: Column[] = [
+  {
+    id: 'tool_calls',
+    header: 'Tools',
+    meta: { sortKey: 'tool_calls', width: 64, align: 'right', title: "Tool calls of the rollout's trajectory (failed ones in red)" },
+    cell: ({ row: { original: r } }) =>
+      trajectoryCell(r, (t) => (
+        <span title={`${t.tool_failed} failed · ${t.tool_unmeasured} not measured${t.tool_names.length ? ` · ${t.tool_names.join(', ')}` : ''}`}>
+          {formatCount(t.tool_calls)}
+          {t.tool_failed > 0 ? <span className="ml-1 text-bad">{formatCount(t.tool_failed)}✕</span> : null}
+        </span>
+      )),
+  },
+  {
+    id: 'tool_time',
+    header: 'Tool time',
+    meta: { sortKey: 'tool_time', width: 76, align: 'right', title: 'Measured tool time: the sum of the measured tool intervals (unmeasured ones are not counted)' },
+    cell: ({ row: { original: r } }) =>
+      trajectoryCell(r, (t) => (t.tool_time_ms === null ? <span className="text-muted" title="no tool call has a measured interval">not measured</span> : formatMs(t.tool_time_ms))),
+  },
+  {
+    id: 'invocations',
+    header: 'Agents',
+    meta: { sortKey: 'invocations', width: 60, align: 'right', title: 'Agent invocations: the main agent and its subagents (nesting depth on hover)' },
+    cell: ({ row: { original: r } }) => trajectoryCell(r, (t) => <span title={`subagents nest ${t.subagent_depth} deep`}>{formatCount(t.invocations)}</span>),
+  },
+  {
+    id: 'turns',
+    header: 'Turns',
+    meta: { sortKey: 'turns', width: 56, align: 'right', title: "Semantic turns of the trajectory (agents that report none show 0)" },
+    cell: ({ row: { original: r } }) => trajectoryCell(r, (t) => formatCount(t.turns)),
+  },
+];
+
+/**
+ * The rollouts table's columns; the token bars are scaled by the table (barScale). `trajectories`: the rollouts
+ * have trajectories, so their columns are shown after the calls'.
+ */
+export function rolloutColumns(run: string, trajectories = false): Column[] {
+  const columns = baseColumns(run);
+  if (trajectories) columns.splice(columns.findIndex((c) => c.id === 'errors'), 0, ...TRAJECTORY_COLUMNS);
+  return columns;
+}
+
+function baseColumns(run: string): Column[] {
   return [
     { id: 'rollout', header: 'Rollout', meta: { sortKey: 'rollout', width: 150, align: 'left' }, cell: ({ row }) => <RolloutIdCell run={run} r={row.original} /> },
     {

@@ -29,7 +29,8 @@ export function RolloutsTable({ run, rows, sort, order, onSort, onNearEnd, chang
   const [selected, setSelected] = useState<string | null>(null);
   const scope = `bars-${useId().replace(/[^\w-]/g, '')}`;
   const scaleCss = useMemo(() => barScaleCss(scope, barScale(pageMaxima(shownTokenRows(rows), TOKEN_FIELDS))), [scope, rows]);
-  const columns = useMemo(() => rolloutColumns(run), [run]);
+  const trajectories = rows.some((r) => r.trajectory !== null);
+  const columns = useMemo(() => rolloutColumns(run, trajectories), [run, trajectories]);
   const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: (r) => r.key, manualSorting: true });
   const virtualizer = useVirtualizer({
     count: rows.length,

@@ -16,7 +16,7 @@ export function RolloutsView({ run, modelServers, unreadableLines, view, initial
   const [urlView, setView] = useRolloutView(startTransition);
   return (
     <div className="space-y-3">
-      <RolloutsFilters view={urlView} setView={setView} modelServers={modelServers} unreadableLines={unreadableLines} />
+      <RolloutsFilters view={urlView} setView={setView} modelServers={modelServers} unreadableLines={unreadableLines} trajectories={initial.rollouts.some((r) => r.trajectory !== null)} />
       <RolloutsResults
         key={viewParams(view).toString()}
         run={run}

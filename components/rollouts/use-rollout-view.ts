@@ -5,6 +5,7 @@
 import { createParser, parseAsFloat, parseAsString, parseAsStringLiteral, useQueryStates } from 'nuqs';
 import type { TransitionStartFunction } from 'react';
 import { DIALECTS, ERROR_CATEGORIES, GAP_CODE_LIST } from '@/lib/capture/vocabulary';
+import { TOOL_STATUSES } from '@/lib/rollouts/observations';
 import { SORT_KEYS, type RolloutView } from '@/lib/view/table';
 
 // Booleans and the attempt read exactly as the API schema reads them, so the controls never show a value
@@ -23,6 +24,9 @@ const parsers = {
   dialect: parseAsStringLiteral(DIALECTS),
   error_category: parseAsStringLiteral(ERROR_CATEGORIES),
   gap: parseAsStringLiteral(GAP_CODE_LIST),
+  tool_name: parseAsString,
+  tool_status: parseAsStringLiteral(TOOL_STATUSES),
+  trajectory_gap: parseAsStringLiteral(GAP_CODE_LIST),
   attempt: parseAsCount,
   reward_min: parseAsFloat,
   reward_max: parseAsFloat,

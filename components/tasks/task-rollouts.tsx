@@ -8,7 +8,7 @@ import { shownTokens } from '@/lib/view/table';
 import { formatPercent } from '@/lib/view/task-view';
 import { RewardStrip } from './reward-strip';
 
-type Row = PresentedRollout & { tool_calls: number | null };
+type Row = PresentedRollout & { tool_calls_requested: number | null };
 
 const rolloutHref = (run: string, key: string) => `/runs/${encodeURIComponent(run)}/rollouts/${encodeURIComponent(key)}`;
 const diffHref = (run: string, a: string, b: string) => `/diff?a=${encodeURIComponent(`${run}/${a}`)}&b=${encodeURIComponent(`${run}/${b}`)}`;
@@ -69,9 +69,15 @@ export function TaskRollouts({ run, group, rollouts, failures, closeHref }: { ru
                     {tokens.value === null ? 'unknown' : formatCompact(tokens.value)}
                   </td>
                   <td className={num}>{r.source === 'none' ? <span className="text-muted" title="no capture evidence">unknown</span> : formatCount(r.num_calls)}</td>
-                  <td className={num} title="tool calls its captured responses asked for">
-                    {r.tool_calls === null ? <span className="text-muted">unknown</span> : formatCount(r.tool_calls)}
-                  </td>
+                  {r.trajectory ? (
+                    <td className={num} title="tool calls of its trajectory">
+                      {formatCount(r.trajectory.tool_calls)}
+                    </td>
+                  ) : (
+                    <td className={num} title="tool calls its captured responses asked for (the rollout has no trajectory)">
+                      {r.tool_calls_requested === null ? <span className="text-muted">unknown</span> : formatCount(r.tool_calls_requested)}
+                    </td>
+                  )}
                   <td className={num}>{formatMs(r.ttft_p50)}</td>
                   <td className={num}>{formatMs(r.latency_sum)}</td>
                   <td className="px-2 py-1 text-right text-xs">

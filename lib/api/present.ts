@@ -49,6 +49,22 @@ export function presentRollout(r: RolloutRow) {
     expected_answer: r.expected,
     extracted_answer: r.extracted,
     outcome: r.outcome ? (JSON.parse(r.outcome) as Record<string, string | number | boolean | null>) : null,
+    trajectory: r.trajectory_source === null ? null : {
+      source: r.trajectory_source,
+      invocations: r.invocations ?? 0,
+      subagent_depth: r.subagent_depth ?? 0,
+      turns: r.turns ?? 0,
+      tool_calls: r.tool_calls ?? 0,
+      tool_failed: r.tool_failed ?? 0,
+      tool_time_ms: r.tool_time,
+      tool_time_max_ms: r.tool_time_max,
+      tool_unmeasured: r.tool_unmeasured ?? 0,
+      compactions: r.compactions ?? 0,
+      sandboxes: r.sandboxes ?? 0,
+      gaps: r.trajectory_gaps ? (JSON.parse(r.trajectory_gaps) as { code: string; detail?: string }[]) : [],
+      tool_names: tags(r.tool_names),
+      tool_statuses: tags(r.tool_statuses),
+    },
   };
 }
 export type PresentedRollout = ReturnType<typeof presentRollout>;

@@ -1,6 +1,7 @@
 // Inputs and outputs of the JSON API, one zod schema each; GET /api/openapi.json is generated from these.
 import { z } from 'zod';
-import { DIALECTS, ERROR_CATEGORIES, GAP_CODE_LIST, ROLLOUT_SOURCES, ROLLOUT_SOURCE_INFO } from '../capture/vocabulary';
+import { DIALECTS, ERROR_CATEGORIES, GAP_CODE_LIST, ROLLOUT_SOURCES, ROLLOUT_SOURCE_INFO, TRAJECTORY_SOURCES, TRAJECTORY_SOURCE_INFO } from '../capture/vocabulary';
+import { TOOL_STATUSES } from '../rollouts/observations';
 import { SORT_COLUMNS } from '../index/schema';
 
 /** Run ids are slugs; rollout keys are store-safe ids (§1.3) or line keys; call ids are hex or i<index>. */
@@ -20,6 +21,9 @@ export const RolloutQuerySchema = z
     dialect: z.enum(DIALECTS).optional(),
     error_category: z.enum(ERROR_CATEGORIES).optional(),
     gap: z.enum(GAP_CODE_LIST).optional().describe('only rollouts with this gap (a code of spec §5.3)'),
+    tool_name: z.string().max(200).optional().describe("only rollouts whose trajectory has a tool call of this name"),
+    tool_status: z.enum(TOOL_STATUSES).optional().describe('only rollouts whose trajectory has a tool call of this status'),
+    trajectory_gap: z.enum(GAP_CODE_LIST).optional().describe("only rollouts whose trajectory (or, projected, its observations) has this gap"),
     attempt: z.coerce.number().int().min(0).optional(),
     reward_min: num.optional(),
     reward_max: num.optional(),
@@ -112,6 +116,23 @@ export const RunSchema = z.object({
 });
 export const RunsResponseSchema = z.object({ runs: z.array(RunSchema) });
 
+export const TrajectorySummarySchema = z.object({
+  source: z.enum(TRAJECTORY_SOURCES).describe(TRAJECTORY_SOURCES.map((s) => `"${s}": ${TRAJECTORY_SOURCE_INFO[s].meaning}`).join(' ')),
+  invocations: z.number().int(),
+  subagent_depth: z.number().int().describe('0: the main agent alone; 1: it spawned subagents; 2: a subagent spawned one'),
+  turns: z.number().int(),
+  tool_calls: z.number().int(),
+  tool_failed: z.number().int().describe('tool calls whose status is failed'),
+  tool_time_ms: nullableNumber.describe('the measured tool time (sum of the measured intervals); null when none was measured'),
+  tool_time_max_ms: nullableNumber,
+  tool_unmeasured: z.number().int().describe('tool calls without a measured interval'),
+  compactions: z.number().int(),
+  sandboxes: z.number().int(),
+  gaps: z.array(GapSchema).describe("the trajectory's gaps; for a projected one, its observations' (the join's gaps are in GET .../trajectory)"),
+  tool_names: z.array(z.string()),
+  tool_statuses: z.array(z.string()),
+});
+
 export const RolloutRowSchema = z.object({
   key: z.string(),
   rollout_id: z.string().nullable(),
@@ -152,6 +173,7 @@ export const RolloutRowSchema = z.object({
     .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
     .nullable()
     .describe('the outcome fields the line has (resolved, patch_exists, finished_naturally, turns_used, agent_timed_out, eval_timed_out, context_length_exceeded_error, agent_error_kind, error_kind, mask_sample); null with none'),
+  trajectory: TrajectorySummarySchema.nullable().describe('what its trajectory holds; null when the rollout has no trajectory to show'),
 });
 export const RolloutPageSchema = z.object({ total: z.number(), rollouts: z.array(RolloutRowSchema), next_cursor: z.string().nullable() });
 
@@ -207,7 +229,7 @@ export const CallColumnsQuerySchema = z
   })
   .strict();
 export const CallSchema = z.unknown().describe('the normalized ModelCallRecord with request, response, request_raw and response_raw');
-export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, and tasks paired by index when the runs are over the same tasks (task_relation: whether, on what basis, and why)');
+export const CompareSchema = z.unknown().describe('per-run totals, per model server, per-rollout token distributions, latency/TTFT percentiles, errors, gaps, reward, per-rollout tool calls and measured tool time (rollout_tool_calls, rollout_tool_time: rollouts with a trajectory), and tasks paired by index when the runs are over the same tasks (task_relation: whether, on what basis, and why)');
 
 /** `run/rollout`: one rollout of any served run, as /api/diff and /diff name the two sides. */
 export const RolloutRefSchema = z

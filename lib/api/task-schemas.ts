@@ -32,6 +32,6 @@ export const TaskDetailQuerySchema = z.object({ agent: TaskQuerySchema.shape.age
 
 export const TaskDetailSchema = z.object({
   group: TaskGroupSchema,
-  rollouts: z.array(RolloutRowSchema.extend({ tool_calls: z.number().nullable().describe('tool calls its captured responses asked for; null without captured calls') })).describe('best to worst: reward, then rollout index'),
+  rollouts: z.array(RolloutRowSchema.extend({ tool_calls_requested: z.number().nullable().describe('tool calls its captured responses asked for; null without captured calls') })).describe('best to worst: reward, then rollout index'),
   failures: z.array(z.object({ key: z.string(), rollout_index: z.number().nullable(), attempt: z.number().nullable(), failure_class: z.string().nullable() })),
 });

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { mergeCaptureIntoLine } from '../capture/attachment';
 import { RolloutIdError } from '../capture/ids';
 import { JsonSyntaxError, isJsonObject, parsePython, serialize } from '../capture/json';
-import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from '../rollouts/collector';
+import { collectRolloutLine } from '../rollouts/collect-line';
 import { readLines, stripAscii } from '../capture/store';
 import { UsageError, writeAll, type CliIO } from './io';
 import { assertCaptureDir, assertReadableFile } from './inputs';
@@ -101,13 +101,7 @@ export async function attachFile(input: string, captureDirs: string[], mode: boo
         }
         try {
           if (mode === 'trajectory') {
-            if (isJsonObject(value)) {
-              const includePayloads = !hasObservationGap(value, 'multimodal_history_redacted');
-              const merged = await mergeCaptureIntoLine(value, captureDirs, includePayloads);
-              const projected = TRAJECTORY_KEYS.some((k) => k in value);
-              if (projected) attachTrajectoryRecord(value, value);
-              if (merged.line || projected) text = Buffer.from(serialize(value), 'utf8');
-            }
+            if (isJsonObject(value) && (await collectRolloutLine(value, captureDirs))) text = Buffer.from(serialize(value), 'utf8');
           } else {
             const merged = await mergeCaptureIntoLine(value, captureDirs, mode);
             if (merged.line) text = Buffer.from(serialize(merged.line), 'utf8');

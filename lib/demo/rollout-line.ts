@@ -105,13 +105,14 @@ function stamp(line: JsonObject, spec: RolloutSpec): JsonObject {
   return line;
 }
 
-export function rolloutLine(spec: RolloutSpec, task: Task, initial: Message[], outcome: Outcome, trajectory: Trajectory): JsonObject {
+/** `agentFields` are what an observing agent appends to the verify response (its `ng_agent_observations`). */
+export function rolloutLine(spec: RolloutSpec, task: Task, initial: Message[], outcome: Outcome, trajectory: Trajectory, agentFields?: JsonObject): JsonObject {
   const line: JsonObject = {
     responses_create_params: createParams(spec, task, initial),
     response: gymResponse(spec, trajectory),
     reward: pyFloat(outcome.success ? 1 : 0),
   };
-  const fields = spec.scenario.resultFields(task, outcome);
+  const fields = { ...spec.scenario.resultFields(task, outcome), ...agentFields };
   for (const key of Object.keys(fields)) line[key] = fields[key];
   return stamp(line, spec);
 }

@@ -100,7 +100,8 @@ function sharedPrefixTokens(scenario: Scenario, system: string): number {
   return tokens;
 }
 
-const RETRY_DELAY_S: Record<CallFault, number> = { rate_limit: 1.5, server_error: 2, truncated: 0.5, stream_error: 0.5 };
+/** How long an agent waits before it retries a call that met this fault. */
+export const RETRY_DELAY_S: Record<CallFault, number> = { rate_limit: 1.5, server_error: 2, truncated: 0.5, stream_error: 0.5 };
 
 /**
  * A rollout with an exact call budget compacts its context once the history resent with every call passes this
@@ -116,12 +117,31 @@ function messageBytes(m: Message): number {
 
 export type SimulatedRolloutEnd = Omit<SimulatedRollout, 'exchanges'> & { calls: number };
 
+/** One policy turn as the agent lived it: the faults it retried, when its answer arrived, the tools it ran. */
+export interface TurnTrace {
+  turn: AssistantTurn;
+  faults: CallFault[];
+  completedAt: number;
+  tools: ToolTrace[];
+}
+
+/** A tool call's execution: between the call that requested it and the next call. Unix seconds. */
+export interface ToolTrace {
+  callId: string;
+  name: string;
+  args: JsonObject;
+  output: string;
+  startedAt: number;
+  completedAt: number;
+}
+
 export function rolloutIdOf(spec: RolloutSpec): string {
   return spec.rolloutId ?? `${spec.taskIndex}-${spec.rolloutIndex}${spec.attempt > 0 ? `-a${spec.attempt}` : ''}`;
 }
 
 /** The rollout with all of its exchanges in memory (the demo's own runs, which are small). */
 export function simulateRollout(spec: RolloutSpec, root: Rng): SimulatedRollout {
+  if (spec.scenario.simulate) return spec.scenario.simulate(spec, root);
   const exchanges: JsonObject[] = [];
   const stream = simulateRolloutStream(spec, root);
   for (let next = stream.next(); ; next = stream.next()) {
@@ -157,6 +177,8 @@ export function* simulateRolloutStream(spec: RolloutSpec, root: Rng): Generator<
   let finalText = '';
   let lastResponseId: string | null = null;
   let failed = false;
+  // kept only for agents that report observations: a 30,000-call bench rollout must not hold its turns
+  const traces: TurnTrace[] | null = scenario.observe ? [] : null;
   const call = (server: ModelServer, c: Conversation, turn: AssistantTurn, streaming: boolean, fault: CallFault | null, temperature: number | null): CallResult => {
     const options = { streaming, reasoning: server === policy && policy.reasoning, temperature, maxTokens: server === policy ? 16384 : 2048 };
     const result = simulateCall({ rng, server, conv: c, turn, options, fault, startedAt: t, previousPrompt: previousPrompt.get(server.name) ?? 0, sharedPrefix: server === policy ? sharedPrefix : 0 });
@@ -189,14 +211,19 @@ export function* simulateRolloutStream(spec: RolloutSpec, root: Rng): Generator<
       const attempt = { ...turnObj, ...newIds(rng, policy.dialect, policy.vllm), toolUses: toolUses.map((u) => newToolUse(rng, policy.dialect, policy.vllm, u.name, u.args)) };
       call(policy, conv, attempt, streaming, fault, null);
     }
-    policyUsage.push(call(policy, conv, turnObj, streaming, null, null).usage);
+    const answered = call(policy, conv, turnObj, streaming, null, null);
+    policyUsage.push(answered.usage);
+    const trace: TurnTrace = { turn: turnObj, faults: turnFaults, completedAt: answered.completedAt, tools: [] };
+    traces?.push(trace);
     lastResponseId = turnObj.responseId;
     const grownFrom = conv.messages.length;
     conv.messages.push({ role: 'assistant', turn: turnObj });
     if (isFinal) finalText = step.text ?? '';
     step.calls.forEach((c, i) => {
+      const startedAt = t;
       if (c.toolModelPrompt && scenario.toolModel && pacer.allowSideCall()) toolModelCall(scenario.toolModel, c.toolModelPrompt, c.output);
       t += rng.around(scenario.toolSeconds, 0.6);
+      trace.tools.push({ callId: toolUses[i].id, name: c.name, args: c.args, output: c.output, startedAt, completedAt: t });
       conv.messages.push({ role: 'tool', callId: toolUses[i].id, name: c.name, output: c.output });
     });
     if (step.userReply) {
@@ -236,8 +263,9 @@ export function* simulateRolloutStream(spec: RolloutSpec, root: Rng): Generator<
   const outcome = { success, policyTurns: policyUsage.length, finalText, judge: judgeRecord, durationS: t - spec.startAt, noCalls };
   const initial = conv.messages.slice(0, initialMessages);
   const history = conv.messages.slice(initialMessages);
+  const observed = traces && !failed ? scenario.observe?.({ spec, rolloutId, rng: rng.fork('observe'), initial, history, turns: traces, endAt: t }) : undefined;
   const line = failed
     ? failureLine(spec, task, initial, 'transient')
-    : rolloutLine(spec, task, initial, outcome, { history, usage: policyUsage, responseId: lastResponseId, createdAt: spec.startAt });
+    : rolloutLine(spec, task, initial, outcome, { history, usage: policyUsage, responseId: lastResponseId, createdAt: spec.startAt }, observed);
   return { rolloutId, calls, line, failed, endAt: t };
 }

@@ -15,12 +15,22 @@
 //                        whose model_calls own the payloads (spec §5.2).
 //   proxy-sessions       capture dir only (no rollouts file): sessions captured through `callscope proxy` with
 //                        explicit rollout ids and no model-server name, in all three dialects.
+//   claude-code-agent    claude_code_agent with observability: ng_agent_observations with a main invocation and two
+//                        Task subagents, parallel, failed, timed-out and unmeasured tool calls, a compaction on long
+//                        rollouts, sandbox runs (or their gap), and ng_trajectory; one task's lines are the agent's
+//                        own, before the collector ran (observations, no attachment, no trajectory).
+//   hermes-agent         hermes_agent with observability: one invocation, harness- or executor-timed tool calls (none
+//                        timed where Hermes lacks the callbacks), a few failed; ng_trajectory.
+// Runs with trajectories get the collector's whole post-processing (lib/rollouts/collect-line.ts); the others
+// get the merge alone.
 // With sizing flags the data set is one run, `bench`, cycling through the four agents (task by task), in
 // two shards so that it can be generated on two threads.
 import type { CallFault } from './calls';
 import type { RolloutSpec } from './rollout';
 import type { Scenario } from './scenario';
 import { mathScenario } from './scenario-math';
+import { claudeCodeScenario } from './scenario-claude-code';
+import { hermesScenario } from './scenario-hermes';
 import { retailScenario } from './scenario-retail';
 import { sweScenario } from './scenario-swe';
 import { workplaceScenario } from './scenario-workplace';
@@ -37,11 +47,15 @@ export interface Special {
   /** The first attempt fails after this many policy turns; a resumed run retries it as attempt 1. */
   failAfterTurns?: number;
   damage?: CaptureDamage;
+  /** The line as the agent wrote it: the collector never post-processed it. */
+  uncollected?: boolean;
 }
 
 export interface RunDef {
   name: string;
   layout: RunLayout;
+  /** The collector projected ng_trajectory (and joined ng_agent_observations); else the lines have the merge alone. */
+  trajectories?: boolean;
   /** Rollout i uses scenarios[task % length]. */
   scenarios: Scenario[];
   tasks: number;
@@ -141,7 +155,7 @@ export function defaultRuns(): RunDef[] {
         '5-1': fault(0, 'server_error'),
       },
     },
-    { name: 'tau2-retail', layout: 'rollouts-only', scenarios: [retailScenario], tasks: 5, repeats: 2, startAt: hours(26), concurrency: 4, shards: 1, specials: {} },
+    { name: 'tau2-retail', layout: 'rollouts-only', trajectories: true, scenarios: [retailScenario], tasks: 5, repeats: 2, startAt: hours(26), concurrency: 4, shards: 1, specials: {} },
     {
       name: 'proxy-sessions',
       layout: 'captures-only',
@@ -157,6 +171,30 @@ export function defaultRuns(): RunDef[] {
       shards: 1,
       specials: {},
       explicitId: (task, s) => `${s.key}-session-${String(task + 1).padStart(2, '0')}`,
+    },
+    {
+      name: 'claude-code-agent',
+      layout: 'full',
+      trajectories: true,
+      scenarios: [claudeCodeScenario],
+      tasks: 6,
+      repeats: 2,
+      startAt: hours(34),
+      concurrency: 4,
+      shards: 1,
+      specials: { '1-0': fault(1, 'rate_limit'), '3-1': fault(0, 'truncated'), '5-0': { uncollected: true }, '5-1': { uncollected: true } },
+    },
+    {
+      name: 'hermes-agent',
+      layout: 'full',
+      trajectories: true,
+      scenarios: [hermesScenario],
+      tasks: 8,
+      repeats: 3,
+      startAt: hours(38),
+      concurrency: 8,
+      shards: 1,
+      specials: { '2-1': fault(0, 'rate_limit'), '6-0': fault(1, 'server_error') },
     },
   ];
 }

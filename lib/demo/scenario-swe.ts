@@ -5,7 +5,8 @@ import type { ToolDef } from './conversation';
 import type { Rng } from './random';
 import type { Scenario, StepCall, Task } from './scenario';
 
-const schema = (properties: Record<string, string>, required: string[]): JsonObject => ({
+/** A JSON Schema object of string properties. */
+export const stringSchema = (properties: Record<string, string>, required: string[]): JsonObject => ({
   type: 'object',
   properties: Object.fromEntries(Object.entries(properties).map(([k, d]) => [k, { type: 'string', description: d }])),
   required,
@@ -13,13 +14,13 @@ const schema = (properties: Record<string, string>, required: string[]): JsonObj
 });
 
 export const SWE_TOOLS: ToolDef[] = [
-  { name: 'Bash', description: 'Runs a bash command in a persistent shell.', parameters: schema({ command: 'The command', description: 'What it does, in 5-10 words' }, ['command']) },
-  { name: 'Grep', description: 'Searches file contents with ripgrep.', parameters: schema({ pattern: 'Regular expression', path: 'File or directory' }, ['pattern']) },
-  { name: 'Read', description: 'Reads a file, with line numbers.', parameters: schema({ file_path: 'Absolute path' }, ['file_path']) },
-  { name: 'Edit', description: 'Replaces an exact string in a file.', parameters: schema({ file_path: 'Absolute path', old_string: 'Text to replace', new_string: 'Replacement' }, ['file_path', 'old_string', 'new_string']) },
+  { name: 'Bash', description: 'Runs a bash command in a persistent shell.', parameters: stringSchema({ command: 'The command', description: 'What it does, in 5-10 words' }, ['command']) },
+  { name: 'Grep', description: 'Searches file contents with ripgrep.', parameters: stringSchema({ pattern: 'Regular expression', path: 'File or directory' }, ['pattern']) },
+  { name: 'Read', description: 'Reads a file, with line numbers.', parameters: stringSchema({ file_path: 'Absolute path' }, ['file_path']) },
+  { name: 'Edit', description: 'Replaces an exact string in a file.', parameters: stringSchema({ file_path: 'Absolute path', old_string: 'Text to replace', new_string: 'Replacement' }, ['file_path', 'old_string', 'new_string']) },
 ];
 
-interface Instance {
+export interface SweInstance {
   id: string;
   repo: string;
   file: string;
@@ -30,7 +31,7 @@ interface Instance {
   test: string;
 }
 
-const INSTANCES: Instance[] = [
+export const SWE_INSTANCES: SweInstance[] = [
   { id: 'astropy__astropy-12907', repo: 'astropy/astropy', file: 'astropy/modeling/separable.py', fn: '_cstack', bug: "separability_matrix does not compute separability correctly for nested CompoundModels", before: 'cright[-right.shape[0]:, -right.shape[1]:] = 1', after: 'cright[-right.shape[0]:, -right.shape[1]:] = right', test: 'astropy/modeling/tests/test_separable.py' },
   { id: 'django__django-11099', repo: 'django/django', file: 'django/contrib/auth/validators.py', fn: 'ASCIIUsernameValidator', bug: 'UsernameValidator allows a trailing newline in usernames', before: "regex = r'^[\\w.@+-]+$'", after: "regex = r'\\A[\\w.@+-]+\\Z'", test: 'tests/auth_tests/test_validators.py' },
   { id: 'sympy__sympy-20590', repo: 'sympy/sympy', file: 'sympy/core/_print_helpers.py', fn: 'Printable', bug: 'Symbol instances have __dict__ since 1.7', before: 'class Printable:', after: 'class Printable:\n    __slots__ = ()', test: 'sympy/core/tests/test_basic.py' },
@@ -49,7 +50,7 @@ function numbered(start: number, lines: string[]): string {
 }
 
 export function sweTask(rng: Rng, taskIndex: number): Task {
-  const inst = INSTANCES[taskIndex % INSTANCES.length];
+  const inst = SWE_INSTANCES[taskIndex % SWE_INSTANCES.length];
   const line = rng.int(120, 380);
   const path = `/testbed/${inst.file}`;
   const passed = rng.int(12, 64);
@@ -97,7 +98,7 @@ export const sweScenario: Scenario = {
   toolSeconds: 3,
   task: sweTask,
   createParams(_task, taskIndex) {
-    const inst = INSTANCES[taskIndex % INSTANCES.length];
+    const inst = SWE_INSTANCES[taskIndex % SWE_INSTANCES.length];
     return { input: [], max_output_tokens: 12288, metadata: { instance_id: inst.id, dataset_name: 'princeton-nlp/SWE-bench_Verified', split: 'test', repo: inst.repo }, tools: [] };
   },
   resultFields(task, outcome) {

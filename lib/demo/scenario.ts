@@ -3,8 +3,9 @@
 // (rollout.ts) turns a task into model calls; the scenario never sees dialects or bytes.
 import type { JsonObject } from '../capture/json';
 import type { Dialect } from '../capture/sse';
-import type { ToolDef } from './conversation';
+import type { Message, ToolDef } from './conversation';
 import type { Rng } from './random';
+import type { RolloutSpec, SimulatedRollout, TurnTrace } from './rollout';
 
 export interface StepCall {
   name: string;
@@ -94,4 +95,20 @@ export interface Scenario {
   judgePrompt?(task: Task, finalText: string): { system: string; user: string };
   /** The verify-response fields that follow `reward` in the rollout line. */
   resultFields(task: Task, outcome: Outcome): JsonObject;
+  /** The fields an observing agent adds after them (`ng_agent_observations`), from what the rollout did. */
+  observe?(rollout: ObservedRollout): JsonObject;
+  /** An agent whose rollouts the linear simulator cannot describe (subagents, parallel tools): its own simulator. */
+  simulate?(spec: RolloutSpec, root: Rng): SimulatedRollout;
+}
+
+/** A finished rollout as its agent saw it. */
+export interface ObservedRollout {
+  spec: RolloutSpec;
+  rolloutId: string;
+  /** Draws for the observation only, so that observing never changes the calls. */
+  rng: Rng;
+  initial: Message[];
+  history: Message[];
+  turns: TurnTrace[];
+  endAt: number;
 }

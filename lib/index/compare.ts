@@ -42,6 +42,9 @@ export interface RunComparison {
   totals: RunTotals;
   rollout_tokens: Record<'tokens_in' | 'tokens_out' | 'tokens_reasoning' | 'tokens_total', Distribution>;
   reward: Distribution;
+  /** Per rollout with a trajectory: its tool calls, and its measured tool time in ms (rollouts with one measured). */
+  rollout_tool_calls: Distribution;
+  rollout_tool_time: Distribution;
   gaps: Record<string, number>;
   calls: RunCallStats;
 }
@@ -109,6 +112,8 @@ export interface Batch {
   ttft: Float64Array;
   tokens: Record<(typeof TOKEN_KEYS)[number], Float64Array>; // the rollouts' values, sorted
   reward: Float64Array;
+  toolCalls: Float64Array;
+  toolTime: Float64Array;
 }
 
 const addNullable = (a: number | null, b: number | null) => (b === null ? a : (a ?? 0) + b);
@@ -332,16 +337,16 @@ export function readBatch(db: Database.Database, runNo: number, b: number, shift
   }
   const gaps = new Map<string, number>();
   const tasks = new Map<number, TaskSums>();
-  const columns: number[][] = [[], [], [], [], []];
+  const columns: number[][] = [[], [], [], [], [], [], []];
   // Per-rollout token counts as the views show them (schema.ts, shown_*): a call-less rollout counts its line's usage.
   const rollouts = db.prepare(
-    `SELECT shown_tokens_in, shown_tokens_out, shown_tokens_reasoning, shown_tokens_total, reward, task_index, CASE WHEN gap_count > 0 THEN gaps END
-     FROM rollouts WHERE pk >= ? AND pk < ? AND +run_no = ?`, // by the pk range, not an index on run_no
+    `SELECT shown_tokens_in, shown_tokens_out, shown_tokens_reasoning, shown_tokens_total, reward, tool_calls, tool_time, task_index,
+     CASE WHEN gap_count > 0 THEN gaps END FROM rollouts WHERE pk >= ? AND pk < ? AND +run_no = ?`, // by the pk range, not an index on run_no
   );
   for (const row of rollouts.raw().iterate(lo, hi, runNo)) {
-    const r = row as [number | null, number | null, number | null, number | null, number | null, number | null, string | null];
-    for (let i = 0; i < 5; i++) if (r[i] !== null) columns[i].push(r[i] as number);
-    const [, , , tok, rew, t, gapText] = r;
+    const r = row as [number | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null, string | null];
+    for (let i = 0; i < 7; i++) if (r[i] !== null) columns[i].push(r[i] as number);
+    const [, , , tok, rew, , , t, gapText] = r;
     if (t !== null) {
       let sums = tasks.get(t);
       if (!sums) tasks.set(t, (sums = { t, n: 0, tokSum: 0, tokN: 0, rewSum: 0, rewN: 0 }));
@@ -360,10 +365,13 @@ export function readBatch(db: Database.Database, runNo: number, b: number, shift
     ttft: sortedOf(ttft),
     tokens: { tokens_in: sortedOf(columns[0]), tokens_out: sortedOf(columns[1]), tokens_reasoning: sortedOf(columns[2]), tokens_total: sortedOf(columns[3]) },
     reward: sortedOf(columns[4]),
+    toolCalls: sortedOf(columns[5]),
+    toolTime: sortedOf(columns[6]),
   };
 }
 
-const BATCH_FORMAT = 1;
+// 2: the rollouts' tool calls and tool time.
+const BATCH_FORMAT = 2;
 
 export function encodeBatch(batch: Batch, shift = BATCH_SHIFT): Buffer {
   const w = new ByteWriter();
@@ -382,7 +390,7 @@ export function encodeBatch(batch: Batch, shift = BATCH_SHIFT): Buffer {
     w.uint(t.rewN);
     w.float(t.rewSum);
   }
-  for (const a of [batch.latency, batch.ttft, ...TOKEN_KEYS.map((k) => batch.tokens[k]), batch.reward]) w.sorted(a);
+  for (const a of [batch.latency, batch.ttft, ...TOKEN_KEYS.map((k) => batch.tokens[k]), batch.reward, batch.toolCalls, batch.toolTime]) w.sorted(a);
   return w.bytes();
 }
 
@@ -402,8 +410,10 @@ export function decodeBatch(data: Uint8Array, shift = BATCH_SHIFT): Batch {
   const ttft = r.sorted();
   const tokens = { tokens_in: r.sorted(), tokens_out: r.sorted(), tokens_reasoning: r.sorted(), tokens_total: r.sorted() };
   const reward = r.sorted();
+  const toolCalls = r.sorted();
+  const toolTime = r.sorted();
   if (!r.done) throw new RangeError('batch figures: trailing bytes');
-  return { ...small, tasks, latency, ttft, tokens, reward };
+  return { ...small, tasks, latency, ttft, tokens, reward, toolCalls, toolTime };
 }
 
 /** The first index in a[lo, hi) whose value is > x (`strict`: >= x). */
@@ -533,6 +543,8 @@ function mergeFigures(totals: RunTotals, batches: Batch[]): RunFigures {
       totals,
       rollout_tokens: { tokens_in: tokens('tokens_in'), tokens_out: tokens('tokens_out'), tokens_reasoning: tokens('tokens_reasoning'), tokens_total: tokens('tokens_total') },
       reward: distributionOfSorted(batches.map((b) => b.reward)),
+      rollout_tool_calls: distributionOfSorted(batches.map((b) => b.toolCalls)),
+      rollout_tool_time: distributionOfSorted(batches.map((b) => b.toolTime)),
       gaps: Object.fromEntries([...gaps].sort((a, b) => byName(a[0], b[0]))),
       calls: {
         servers: [...servers.values()].sort((a, b) => b.calls - a.calls || byName(a.model_server, b.model_server)),

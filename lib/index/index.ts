@@ -547,10 +547,10 @@ export class CallscopeIndex extends EventEmitter {
     if (!run || !group) return null;
     const rows = this.db
       .prepare(
-        `SELECT ${ROLLOUT_COLUMNS}, (SELECT sum(c.tool_calls) FROM calls c WHERE c.rollout_pk = rollouts.pk) AS tool_calls
+        `SELECT ${ROLLOUT_COLUMNS}, (SELECT sum(c.tool_calls) FROM calls c WHERE c.rollout_pk = rollouts.pk) AS tool_calls_requested
          FROM rollouts WHERE run_no = ? AND key IN (SELECT value FROM json_each(?))`,
       )
-      .all(run.no, JSON.stringify(group.rollout_ids)) as (RolloutRow & { tool_calls: number | null })[];
+      .all(run.no, JSON.stringify(group.rollout_ids)) as (RolloutRow & { tool_calls_requested: number | null })[];
     const place = new Map(group.rollout_ids.map((k, i) => [k, i]));
     rows.sort((a, b) => (b.reward ?? -Infinity) - (a.reward ?? -Infinity) || place.get(a.key)! - place.get(b.key)!);
     const failures = this.db
@@ -637,8 +637,8 @@ export type ComparisonWithTasks = Comparison & {
 
 export interface TaskDetail {
   group: TaskGroup;
-  /** Best to worst; `tool_calls` is the sum of the tool calls its captured responses asked for (null without calls). */
-  rollouts: (RolloutRow & { tool_calls: number | null })[];
+  /** Best to worst; `tool_calls_requested` is the sum of the tool calls its captured responses asked for (null without calls). */
+  rollouts: (RolloutRow & { tool_calls_requested: number | null })[];
   failures: { key: string; rollout_index: number | null; attempt: number | null; failure_class: string | null }[];
 }
 

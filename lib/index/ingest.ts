@@ -29,6 +29,7 @@ import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
 import { isStoreRolloutId } from '../capture/ids';
 import { stripAscii } from '../capture/bytes';
 import { rolloutSource } from '../capture/vocabulary';
+import type { ToolCallRow, TrajectorySummary } from '../rollouts/trajectory-summary';
 
 export interface FileRow extends FileState {
   id: number;
@@ -119,22 +120,26 @@ export class Ingestor {
       markersOfRun: db.prepare('SELECT pk, key FROM rollouts WHERE run_no = ? AND marker = 1'),
       rolloutsOfLineFile: db.prepare('SELECT pk FROM rollouts WHERE line_file = ?'),
       deleteLineRollouts: db.prepare('DELETE FROM rollouts WHERE line_file = ? AND capture_file IS NULL'),
-      unlinkLineFile: db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL, line_problem = NULL WHERE line_file = ?'),
+      unlinkLineFile: db.prepare(`UPDATE rollouts SET line_file = NULL, line_no = NULL, line_problem = NULL, ${NO_TRAJECTORY} WHERE line_file = ?`),
+      deleteToolCallsOfFile: db.prepare('DELETE FROM tool_calls WHERE file_id = ?'),
+      deleteToolCallsOfRollout: db.prepare('DELETE FROM tool_calls WHERE rollout_pk = ?'),
+      insertToolCall: db.prepare(`INSERT INTO tool_calls (rollout_pk, seq, file_id, invocation_id, tool_call_id, tool_name, status, started_at,
+        duration_ms, timing_source, sandbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       upsertLine: db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
         task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
         attached_tokens_total = ?, attached_gaps = ?, usage_in = ?, usage_out = ?, usage_reasoning = ?, usage_cached = ?, usage_total = ?,
-        line_problem = ?, source = ?, prompt = ?, expected = ?, extracted = ?, outcome = ? WHERE pk = ?`),
+        line_problem = ?, source = ?, prompt = ?, expected = ?, extracted = ?, outcome = ?, ${TRAJECTORY_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE pk = ?`),
       insertLine: db.prepare(`INSERT INTO rollouts (run_no, key, rollout_id, line_file, line_no, line_offset, line_length, reward, task_index,
         rollout_index, attempt, failure_class, agent, task, search, attached_calls, attached_tokens_total, attached_gaps, usage_in, usage_out,
-        usage_reasoning, usage_cached, usage_total, line_problem, source, prompt, expected, extracted, outcome, order_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        usage_reasoning, usage_cached, usage_total, line_problem, source, prompt, expected, extracted, outcome, ${TRAJECTORY_COLUMNS.join(', ')}, order_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${TRAJECTORY_COLUMNS.map(() => '?').join(', ')}, ?)
         ON CONFLICT (run_no, key) DO NOTHING`),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
       tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
       setTail: db.prepare('UPDATE files SET tail_pk = ? WHERE id = ?'),
       captureFileOf: db.prepare('SELECT capture_file FROM rollouts WHERE pk = ?'),
       deleteRollout: db.prepare('DELETE FROM rollouts WHERE pk = ?'),
-      unlinkRolloutLine: db.prepare('UPDATE rollouts SET line_file = NULL, line_no = NULL WHERE pk = ?'),
+      unlinkRolloutLine: db.prepare(`UPDATE rollouts SET line_file = NULL, line_no = NULL, ${NO_TRAJECTORY} WHERE pk = ?`),
     };
   }
 
@@ -485,6 +490,7 @@ export class Ingestor {
       this.db.transaction(() => {
         for (const p of pks) this.touch(pass, p.pk);
         this.stmt.deleteCallsOfFile.run(row.id);
+        this.stmt.deleteToolCallsOfFile.run(row.id);
         this.stmt.deleteLineRollouts.run(row.id);
         this.stmt.unlinkLineFile.run(row.id);
         this.stmt.resetFile.run(row.id);
@@ -561,6 +567,7 @@ export class Ingestor {
     if (tail === null || tail === undefined) return;
     this.db.transaction(() => {
       const r = this.stmt.captureFileOf.get(tail) as { capture_file: number | null } | undefined;
+      this.stmt.deleteToolCallsOfRollout.run(tail);
       if (r && r.capture_file === null) {
         this.stmt.deleteCallsOfRollout.run(tail);
         this.stmt.deleteRollout.run(tail);
@@ -631,6 +638,13 @@ export class Ingestor {
     }
   }
 
+  private insertToolCalls(pk: number, fileId: number, tools: readonly ToolCallRow[]): void {
+    for (let i = 0; i < tools.length; i++) {
+      const t = tools[i];
+      this.stmt.insertToolCall.run(pk, i, fileId, t.invocation_id, t.tool_call_id, t.tool_name, t.status, t.started_at, t.duration_ms, t.timing_source, t.sandbox_id);
+    }
+  }
+
   /** Stores the lines; returns the rollout pk of the last one (0 for none). */
   private storeRolloutLines(pass: Pass, fileId: number, kind: string, lines: StoredRolloutLine[]): number {
     const { runNo, hasCaptureDir } = pass;
@@ -644,6 +658,7 @@ export class Ingestor {
         l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
         u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
         l.problem, rolloutSource(hasCaptureDir && l.rolloutId !== null, !!l.attachment), l.prompt, l.expected, l.extracted, l.outcome,
+        ...trajectoryValues(l.trajectory),
       ];
       // A rollout new to the index is inserted with its line's columns at once (a cold pass: one statement a line,
       // no lookup first); a key already there (a capture-only rollout, a line read again) is looked up and updated.
@@ -657,7 +672,9 @@ export class Ingestor {
         }
         pk = existing ? existing.pk : Number(this.stmt.insertLine.run(runNo, key, ...values, rolloutOrderKey(key)).lastInsertRowid);
         if (existing) this.stmt.upsertLine.run(...values, pk);
+        this.stmt.deleteToolCallsOfRollout.run(pk);
       }
+      if (l.trajectory) this.insertToolCalls(pk, fileId, l.trajectory.tools);
       if (!hasCaptureDir && l.attachment) {
         this.stmt.deleteCallsOfRollout.run(pk);
         this.insertCalls(pk, fileId, l.attachment.callValues);
@@ -667,6 +684,26 @@ export class Ingestor {
     }
     return last;
   }
+}
+
+// The rollout columns of a line's trajectory summary, in the order trajectoryValues gives them.
+const TRAJECTORY_COLUMNS = [
+  'trajectory_source', 'invocations', 'subagent_depth', 'turns', 'tool_calls', 'tool_failed', 'tool_time', 'tool_time_max', 'tool_unmeasured',
+  'compactions', 'sandboxes', 'trajectory_gaps', 'tool_names', 'tool_statuses',
+] as const;
+const NO_TRAJECTORY = TRAJECTORY_COLUMNS.map((c) => `${c} = NULL`).join(', ');
+
+const tags = (values: (string | null)[]): string | null => {
+  const set = [...new Set(values.filter((v): v is string => v !== null))];
+  return set.length ? `|${set.join('|')}|` : null;
+};
+
+function trajectoryValues(t: TrajectorySummary | null): unknown[] {
+  if (!t) return TRAJECTORY_COLUMNS.map(() => null);
+  return [
+    t.source, t.invocations, t.subagent_depth, t.turns, t.tool_calls, t.tool_failed, t.tool_time, t.tool_time_max, t.tool_unmeasured,
+    t.compactions, t.sandboxes, t.gaps.length ? JSON.stringify(t.gaps) : null, tags(t.tools.map((x) => x.tool_name)), tags(t.tools.map((x) => x.status)),
+  ];
 }
 
 /** Notes a rollout the pass changed. */

@@ -1,7 +1,7 @@
 // Read queries over the index: the rollouts list (sort, filters, search, keyset pages), run totals and the
 // cross-run comparison. Every sort key has an expression index (see schema.ts), so a page costs the same at
 // any depth.
-import type { RolloutSource } from '../capture/vocabulary';
+import type { RolloutSource, TrajectorySource } from '../capture/vocabulary';
 import type { ResponseUsage } from './rollout-line';
 import type Database from 'better-sqlite3';
 import { SORT_COLUMNS, hasIndex, type SortKey } from './schema';
@@ -12,6 +12,10 @@ export interface RolloutFilters {
   dialect?: string;
   error_category?: string;
   gap?: string;
+  /** Rollouts whose trajectory has a tool call of this name / status, or this trajectory gap code. */
+  tool_name?: string;
+  tool_status?: string;
+  trajectory_gap?: string;
   attempt?: number;
   reward_min?: number;
   reward_max?: number;
@@ -37,7 +41,8 @@ export const isCursorError = (err: unknown): boolean => err instanceof Error && 
 export const ROLLOUT_COLUMNS = `pk, key, rollout_id, line_no, reward, task_index, rollout_index, attempt, failure_class, agent, task, source,
   num_calls, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_sum, latency_max, ttft_p50, errors, gaps,
   gap_count, model_servers, dialects, error_categories, started_at, completed_at, marker, unreadable, mismatch, attached_calls, attached_tokens_total,
-  usage_in, usage_out, usage_reasoning, usage_cached, usage_total, line_problem, prompt, expected, extracted, outcome`;
+  usage_in, usage_out, usage_reasoning, usage_cached, usage_total, line_problem, prompt, expected, extracted, outcome, trajectory_source, invocations,
+  subagent_depth, turns, tool_calls, tool_failed, tool_time, tool_time_max, tool_unmeasured, compactions, sandboxes, trajectory_gaps, tool_names, tool_statuses`;
 
 export interface RolloutRow {
   pk: number;
@@ -86,6 +91,21 @@ export interface RolloutRow {
   extracted: string | null;
   /** JSON object of the line's outcome fields (rollout-line.ts OUTCOME_FIELDS), or null. */
   outcome: string | null;
+  /** The line's trajectory summary (lib/rollouts/trajectory-summary.ts): all null when it has none. */
+  trajectory_source: TrajectorySource | null;
+  invocations: number | null;
+  subagent_depth: number | null;
+  turns: number | null;
+  tool_calls: number | null;
+  tool_failed: number | null;
+  tool_time: number | null;
+  tool_time_max: number | null;
+  tool_unmeasured: number | null;
+  compactions: number | null;
+  sandboxes: number | null;
+  trajectory_gaps: string | null;
+  tool_names: string | null;
+  tool_statuses: string | null;
 }
 
 function sortExpression(sort: SortKey): string {
@@ -114,6 +134,12 @@ function filterSql(f: RolloutFilters, params: unknown[], forPage: boolean): stri
   if (f.gap) {
     where.push('instr(IFNULL(gaps, \'\'), ?) > 0');
     params.push(`"code":"${f.gap}"`);
+  }
+  if (f.tool_name) tag('tool_names', f.tool_name);
+  if (f.tool_status) tag('tool_statuses', f.tool_status);
+  if (f.trajectory_gap) {
+    where.push('instr(IFNULL(trajectory_gaps, \'\'), ?) > 0');
+    params.push(`"code":"${f.trajectory_gap}"`);
   }
   if (f.attempt !== undefined) {
     where.push(`IFNULL(${col('attempt')}, 0) = ?`);
@@ -177,6 +203,9 @@ function hasFilters(f: RolloutFilters): boolean {
     !!f.dialect ||
     !!f.error_category ||
     !!f.gap ||
+    !!f.tool_name ||
+    !!f.tool_status ||
+    !!f.trajectory_gap ||
     f.attempt !== undefined ||
     f.reward_min !== undefined ||
     f.reward_max !== undefined ||

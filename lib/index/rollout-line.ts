@@ -1,17 +1,20 @@
 // The fields of one rollout line that the views need (§8.2, §8.3), read without materializing the big
-// values: the request params, the final response (only its usage and ids) and the trajectory are skipped.
+// values: the request params, the final response (only its usage and ids) and the trajectory's model calls (which
+// own the payloads, §5.2) are skipped; the trajectory's invocations, turns, tool calls and gaps and the observations
+// are read for the trajectory summary (lib/rollouts/trajectory-summary.ts).
 import { rolloutIdOfLine } from '../capture/ids';
 import { isUtf8 } from 'node:buffer';
 import { countArrayObjects, isJsonObject, JsonFloat, numericValue, parsePython, scanShallowFast, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
 import { stripAscii } from '../capture/bytes';
 import { NOT_AN_OBJECT, notJson } from './line-problem';
 import { cacheSignal, extractTokenStats } from '../capture/record';
+import { trajectorySummary, type TrajectorySummary } from '../rollouts/trajectory-summary';
 
 const SHALLOW = {
   responses_create_params: ['metadata', 'input'], // an agent's ids for the task (SWE: instance_id, dataset_name); the prompt
   response: ['id', 'model', 'status', 'usage'],
-  ng_trajectory: [],
-  ng_agent_observations: [],
+  ng_trajectory: ['invocations', 'turns', 'tool_calls', 'gaps'],
+  ng_agent_observations: ['source', 'records', 'gaps'],
 } as const;
 
 // With a capture dir the attached calls are only counted (the capture files are the calls): skipped, not built.
@@ -73,6 +76,8 @@ export interface RolloutLine {
   extracted: string | null;
   /** The outcome fields the line has (OUTCOME_FIELDS), as a JSON object; null with none. */
   outcome: string | null;
+  /** Its trajectory's counts and tool calls; null when there is no trajectory to show (trajectory-summary.ts). */
+  trajectory: TrajectorySummary | null;
 }
 
 /**
@@ -170,7 +175,7 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
   const base: RolloutLine = {
     lineNo, offset, length: bytes.length, rolloutId: null, problem: null, reward: null, taskIndex: null, rolloutIndex: null,
     attempt: null, failureClass: null, agent: null, task: null, search: `line ${lineNo}`, attachment: null, usage: null,
-    prompt: null, expected: null, extracted: null, outcome: null,
+    prompt: null, expected: null, extracted: null, outcome: null, trajectory: null,
   };
   let row: JsonValue;
   let attachedCalls: number | null;
@@ -222,6 +227,8 @@ export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, c
     expected: firstAnswer(row, EXPECTED_FIELDS),
     extracted: firstAnswer(row, EXTRACTED_FIELDS),
     outcome: outcomeOf(row),
+    // with a capture dir a line with a rollout id is merged with its calls, so the collector projects it
+    trajectory: trajectorySummary(row.ng_trajectory, row.ng_agent_observations, attachment !== null || (countCalls && rolloutId !== null)),
   };
 }
 

@@ -36,7 +36,7 @@ export function storedRolloutLine(l: RolloutLine, countCalls: boolean): StoredRo
     rolloutIndex: l.rolloutIndex, attempt: l.attempt, failureClass: l.failureClass, agent: l.agent, task: l.task,
     // A JSON object's search text joins several fields with newlines, so it is never the default's.
     search: l.search === `line ${l.lineNo}` ? null : l.search, attachment, usage: l.usage, problem: l.problem,
-    prompt: l.prompt, expected: l.expected, extracted: l.extracted, outcome: l.outcome,
+    prompt: l.prompt, expected: l.expected, extracted: l.extracted, outcome: l.outcome, trajectory: l.trajectory,
   };
 }
 

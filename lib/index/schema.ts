@@ -8,8 +8,9 @@
 import type Database from 'better-sqlite3';
 
 // 12: run totals carry the agents, and totals stored by 11 (run_stats) have none. 13: a line's answers also read
-// from ground_truth / extracted_final_answer, and its outcome holds browsecomp's fields (rollout-line.ts).
-export const SCHEMA_VERSION = 13;
+// from ground_truth / extracted_final_answer, and its outcome holds browsecomp's fields (rollout-line.ts). 14: the
+// trajectory summary of each line and its tool calls (lib/rollouts/trajectory-summary.ts).
+export const SCHEMA_VERSION = 14;
 
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {
@@ -26,6 +27,10 @@ export const SORT_COLUMNS = {
   errors: 'errors',
   gaps: 'gap_count',
   started_at: 'started_at',
+  tool_calls: 'tool_calls',
+  tool_time: 'tool_time',
+  turns: 'turns',
+  invocations: 'invocations',
 } as const;
 export type SortKey = keyof typeof SORT_COLUMNS | 'rollout';
 
@@ -80,6 +85,11 @@ CREATE TABLE IF NOT EXISTS rollouts (
   model_servers TEXT, dialects TEXT, error_categories TEXT,
   started_at REAL, completed_at REAL,
   mismatch INTEGER NOT NULL DEFAULT 0,
+  -- The line's trajectory (lib/rollouts/trajectory-summary.ts): all null when it has none to show. Tool time in ms,
+  -- measured intervals only; tool names and statuses as |a|b| tags; trajectory gaps as the JSON list of {code, detail}.
+  trajectory_source TEXT, invocations INTEGER, subagent_depth INTEGER, turns INTEGER, tool_calls INTEGER, tool_failed INTEGER,
+  tool_time REAL, tool_time_max REAL, tool_unmeasured INTEGER, compactions INTEGER, sandboxes INTEGER, trajectory_gaps TEXT,
+  tool_names TEXT, tool_statuses TEXT,
   -- The token counts the views show and sort by: the captured calls' sums, or for a rollout without calls its
   -- line's response.usage (lib/view/table.ts, shownTokens). Computed, not stored; their sort indexes store them.
   shown_tokens_in INTEGER GENERATED ALWAYS AS (CASE WHEN num_calls = 0 THEN usage_in ELSE tokens_in END) VIRTUAL,
@@ -104,6 +114,15 @@ CREATE TABLE IF NOT EXISTS calls (
   latency_ms REAL, ttft_ms REAL, tool_calls INTEGER,
   PRIMARY KEY (rollout_pk, call_index)
 ) WITHOUT ROWID;
+-- The tool calls of each rollout's trajectory, in the trajectory's order (seq), with the rollouts file they came from.
+CREATE TABLE IF NOT EXISTS tool_calls (
+  rollout_pk INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  file_id INTEGER NOT NULL,
+  invocation_id TEXT, tool_call_id TEXT, tool_name TEXT, status TEXT,
+  started_at REAL, duration_ms REAL, timing_source TEXT, sandbox_id TEXT,
+  PRIMARY KEY (rollout_pk, seq)
+) WITHOUT ROWID;
 -- A run's compare figures (compare.ts), whole and for each batch of its rollouts (in batch-codec.ts's binary form).
 CREATE TABLE IF NOT EXISTS run_stats (run_no INTEGER PRIMARY KEY, stats TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS compare_batches (run_no INTEGER NOT NULL, batch INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (run_no, batch)) WITHOUT ROWID;
@@ -124,7 +143,7 @@ export const ROLLOUT_INDEXES: readonly { name: string; sql: string }[] = [
     name: 'rollouts_filter',
     sql: `CREATE INDEX IF NOT EXISTS rollouts_filter ON rollouts (run_no, errors, attempt, reward, failure_class, line_problem, model_servers, dialects,
   error_categories, gaps, shown_tokens_in, shown_tokens_out, shown_tokens_reasoning, shown_tokens_total, shown_cached_tokens, num_calls, latency_sum, latency_max,
-  ttft_p50, gap_count, started_at)`,
+  ttft_p50, gap_count, started_at, tool_calls, tool_time, turns, invocations, tool_names, tool_statuses, trajectory_gaps)`,
   },
   { name: 'rollouts_sort_order_key', sql: 'CREATE INDEX IF NOT EXISTS rollouts_sort_order_key ON rollouts (run_no, order_key, pk)' },
   ...Object.values(SORT_COLUMNS).map((column) => ({
@@ -161,7 +180,7 @@ export function migrate(db: Database.Database): void {
   // An index of another version is rebuilt (7 added the rollout lines' response.usage, which needs every
   // rollouts file read again, and the provisional last lines of rollouts files).
   if (version !== SCHEMA_VERSION) {
-    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS run_stats; DROP TABLE IF EXISTS compare_batches;');
+    db.exec('DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS runs; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS rollouts; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS tool_calls; DROP TABLE IF EXISTS run_stats; DROP TABLE IF EXISTS compare_batches;');
   }
   db.exec(DDL);
   db.exec('DROP INDEX IF EXISTS rollouts_sort_key'); // the key order's index of older files: the UNIQUE index serves it

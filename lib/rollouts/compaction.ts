@@ -5,14 +5,17 @@ import { isJsonObject, keysOf, setKey, truthy, type JsonObject, type JsonValue }
 import type { ModelCallRecord } from '../capture/record';
 import { gap, JoinError, sameModelRef, type GapObject } from './join';
 import { joinKeyProblem } from './observations';
+import { pyFloatRepr } from './projection';
 
 export const CLAUDE_CODE_SOURCE = 'claude_code';
-const PROMPT_MARKERS = [
+/** The strings Claude Code's compaction prompt carries, one of which marks its hidden summary call. */
+export const COMPACTION_PROMPT_MARKERS = [
   'Your task is to create a detailed summary of this conversation.',
   'Your task is to create a detailed summary of the conversation so far',
   'Your task is to create a detailed summary of the RECENT portion of the conversation',
 ];
-const SUMMARY_PREFIX =
+/** How Claude Code's persisted summary message begins. */
+export const COMPACTION_SUMMARY_PREFIX =
   'This session is being continued from a previous conversation that ran out of context. ' +
   'The summary below covers the earlier portion of the conversation.\n\n';
 const SUFFIX_RE = new RegExp(
@@ -37,8 +40,8 @@ const PY_SPACE = ' \\t\\n\\v\\f\\r\\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u
 const STRIP_RE = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'gu');
 const pyStrip = (s: string) => s.replace(STRIP_RE, '');
 
-/** json.dumps(value, ensure_ascii=False, sort_keys=True): only searched for the marker strings. */
-function pyDumps(v: JsonValue): string {
+/** json.dumps(value, ensure_ascii=False, sort_keys=True), Python's default separators included. */
+export function pyDumps(v: JsonValue): string {
   if (Array.isArray(v)) return `[${v.map(pyDumps).join(', ')}]`;
   if (isJsonObject(v)) {
     return `{${keysOf(v)
@@ -47,8 +50,11 @@ function pyDumps(v: JsonValue): string {
       .join(', ')}}`;
   }
   if (v === null) return 'null';
-  if (typeof v === 'object') return String(v.value);
-  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'boolean' || typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return String(v);
+  const n = typeof v === 'number' ? v : v.value;
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity';
+  return pyFloatRepr(n);
 }
 
 function text(value: JsonValue | undefined): string {
@@ -68,7 +74,7 @@ function isCompactionRequest(request: JsonValue | undefined): boolean {
   const messages = request.messages;
   if (!Array.isArray(messages) || !messages.length) return false;
   const last = messages[messages.length - 1];
-  return isJsonObject(last) && last.role === 'user' && PROMPT_MARKERS.some((m) => text(last.content).includes(m));
+  return isJsonObject(last) && last.role === 'user' && COMPACTION_PROMPT_MARKERS.some((m) => text(last.content).includes(m));
 }
 
 function messagesText(response: JsonValue | undefined): string | null {
@@ -85,7 +91,7 @@ function normalizeOutput(t: string): string {
 }
 
 export function matchesCompactionSummary(summary: string, modelOutput: string): boolean {
-  const expected = SUMMARY_PREFIX + normalizeOutput(modelOutput);
+  const expected = COMPACTION_SUMMARY_PREFIX + normalizeOutput(modelOutput);
   return summary.startsWith(expected) && SUFFIX_RE.test(summary.slice(expected.length));
 }
 

@@ -91,6 +91,11 @@ export function distributionsTable(c: Comparison): CompareTable {
     rows.push([text(name), text(run), cell(d.count, 'count'), cell(d.mean, kind), ...d.quantiles.map((q) => cell(q, kind))]);
   for (const [key, name] of TOKEN_KINDS) for (const r of c.runs) add(`${name} per rollout`, r.run, r.rollout_tokens[key], 'tokens');
   for (const r of c.runs) add('reward', r.run, r.reward, 'reward');
+  // Only runs with trajectories have tool calls; a run without any shows no rows rather than zeros.
+  if (c.runs.some((r) => r.rollout_tool_calls.count > 0)) {
+    for (const r of c.runs) add('tool calls per rollout', r.run, r.rollout_tool_calls, 'count');
+    for (const r of c.runs) add('measured tool time per rollout', r.run, r.rollout_tool_time, 'ms');
+  }
   // A rollout without calls counts with its line's response.usage (as the rollouts table shows it), one without either
   // is left out: the rollouts column says how many each distribution is over.
   const usage = c.runs.some((r) => r.totals.uncaptured > 0 || (r.totals.response_usage && r.totals.calls === 0));

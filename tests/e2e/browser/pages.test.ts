@@ -179,7 +179,7 @@ describe('every page renders cleanly', () => {
         await expect.poll(() => row.getByRole('cell').nth(3).textContent()).toBe(said);
       }
     });
-    expect(runs.length).toBe(6 + NEMO_GYM.reduce((n, d) => n + d.files.length, 0));
+    expect(runs.length).toBe(8 + NEMO_GYM.reduce((n, d) => n + d.files.length, 0));
   }, 60_000);
 
   it('rollouts of a capture run, the rollouts-only run, the capture-only run and NeMo Gym-shaped files', async () => {
@@ -321,7 +321,7 @@ describe('every page renders cleanly', () => {
 
   it('compare: every demo run (with and without captures or rollouts files), and the run picker', async () => {
     const demo = runs.filter((r) => !NEMO_GYM.some((d) => r.rollouts_file?.startsWith(d.dir + path.sep))).map((r) => r.id);
-    expect(demo.length).toBe(6);
+    expect(demo.length).toBe(8);
     await visit(t, `/compare?runs=${demo.join(',')}`, async (page) => {
       await heading(page, `Compare ${demo.length} runs`);
       for (const id of demo) await page.getByRole('region', { name: 'Totals' }).getByRole('columnheader', { name: id, exact: true }).waitFor();

@@ -159,3 +159,77 @@ describe("upstream's projections of the oracle's lines", () => {
     }
   });
 });
+
+describe("the rollouts list: a trajectory's counts, sorts and filters", () => {
+  const row = (run: string, key: string) => index.listRollouts(run, { sort: 'rollout', order: 'asc', limit: 100 })!.rollouts.find((r) => r.key === key)!;
+
+  it('counts what GET .../trajectory returns, for a stored and for a projected trajectory', async () => {
+    for (const run of [runOf('collected'), runOf('raw')]) {
+      const r = row(run, '0-0');
+      const t = (await rolloutTrajectory(index, run, '0-0', { includePayloads: false }))!;
+      const tools = t.trajectory!.tool_calls as JsonObject[];
+      expect(r.trajectory_source).toBe(t.source);
+      expect(r.invocations).toBe((t.trajectory!.invocations as JsonObject[]).length);
+      expect(r.tool_calls).toBe(tools.length);
+      expect(r.tool_failed).toBe(tools.filter((x) => x.status === 'failed').length);
+      expect(r.subagent_depth).toBe(1);
+      expect(r.compactions).toBe(t.observations!.compactions.length);
+      expect(r.sandboxes).toBe(t.observations!.sandboxes.length);
+      // the fixture's tool calls: 4 s, 2.5 s and 0.25 s measured
+      expect(r.tool_time).toBeCloseTo(6750, 6);
+      expect(r.tool_time_max).toBeCloseTo(4000, 6);
+      expect(r.tool_unmeasured).toBe(0);
+    }
+  });
+
+  it("a stored trajectory's gaps are its own; a projected one's, the line's observations'", () => {
+    const stored = JSON.parse(row(runOf('collected'), '0-0').trajectory_gaps!) as { code: string }[];
+    expect(stored.map((g) => g.code)).toEqual((attached[0].ng_trajectory as { gaps: { code: string }[] }).gaps.map((g) => g.code));
+    const projected = JSON.parse(row(runOf('raw'), '0-0').trajectory_gaps!) as { code: string }[];
+    expect(projected.map((g) => g.code)).toEqual(['no_sandbox_runtime']);
+  });
+
+  it('sorts by tool calls, tool time, turns and invocations, unknown last', () => {
+    const run = runOf('raw');
+    const keys = (sort: 'tool_calls' | 'tool_time' | 'invocations' | 'turns', order: 'asc' | 'desc') =>
+      index.listRollouts(run, { sort, order, limit: 10 })!.rollouts.map((r) => [r.key, r[sort]]);
+    expect(keys('tool_calls', 'desc')).toEqual([['0-0', 3], ['1-0', 1], [expect.stringMatching(/^2-/), 0]]);
+    expect(keys('invocations', 'desc').map((k) => k[1])).toEqual([3, 1, 0]);
+    expect(keys('tool_time', 'asc').map((k) => k[0])).toEqual([expect.stringMatching(/^2-/), '1-0', '0-0']);
+  });
+
+  it('filters by tool name, tool status and trajectory gap', () => {
+    const run = runOf('raw');
+    const keys = (f: object) => index.listRollouts(run, { sort: 'rollout', order: 'asc', limit: 10, ...f })!.rollouts.map((r) => r.key);
+    expect(keys({ tool_status: 'failed' })).toEqual(['0-0']);
+    expect(keys({ tool_name: 'Bash' })).toEqual(['0-0', '1-0']);
+    expect(keys({ tool_name: 'Read' })).toEqual([]);
+    expect(keys({ trajectory_gap: 'sandbox_observation_unavailable' })).toEqual(['1-0']);
+    expect(index.listRollouts(run, { sort: 'rollout', order: 'asc', limit: 10, tool_status: 'failed' })!.total).toBe(1);
+  });
+
+  it('keeps a row per tool call, in the trajectory order', () => {
+    const run = runOf('collected');
+    const pk = row(run, '0-0').pk;
+    const db = (index as unknown as { db: import('better-sqlite3').Database }).db;
+    const rows = db.prepare('SELECT invocation_id, tool_call_id, status, duration_ms, timing_source FROM tool_calls WHERE rollout_pk = ? ORDER BY seq').all(pk);
+    expect(rows).toEqual([
+      { invocation_id: 'main', tool_call_id: 'toolu_task_a', status: 'completed', duration_ms: 4000, timing_source: 'artifact' },
+      { invocation_id: 'main', tool_call_id: 'toolu_task_b', status: 'failed', duration_ms: 2500, timing_source: 'artifact' },
+      { invocation_id: 'sub-a', tool_call_id: 'toolu_ls', status: 'completed', duration_ms: 250, timing_source: 'artifact' },
+    ]);
+  });
+});
+
+describe('compare: tool calls and measured tool time per rollout', () => {
+  it("are distributions over the rollouts with a trajectory, equal for the projected and the collector's run", () => {
+    const c = index.compare([runOf('raw'), runOf('collected')])!;
+    for (const r of c.runs) {
+      expect(r.rollout_tool_calls.count).toBe(3); // 3, 1 and 0 tool calls
+      expect(r.rollout_tool_calls.mean).toBeCloseTo(4 / 3, 9);
+      expect(r.rollout_tool_calls.quantiles.at(-1)).toBe(3);
+      expect(r.rollout_tool_time.count).toBe(2); // the rollout without tool calls has no measured time
+      expect(r.rollout_tool_time.quantiles.at(-1)).toBeCloseTo(6750, 6);
+    }
+  });
+});

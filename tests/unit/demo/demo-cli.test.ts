@@ -72,8 +72,8 @@ describe('callscope demo', () => {
     const { code, stdout, stderr } = await demo('--out', out);
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(stdout).toMatch(new RegExp(`wrote 6 runs, \\d+ rollouts, \\d+ calls, [\\d.]+ MB in [\\d.]+s to ${out}`));
-    for (const run of ['workplace-assistant', 'math-with-judge', 'math-with-judge-step-2', 'swe-claude-code', 'tau2-retail', 'proxy-sessions']) expect(stdout).toContain(run);
+    expect(stdout).toMatch(new RegExp(`wrote 8 runs, \\d+ rollouts, \\d+ calls, [\\d.]+ MB in [\\d.]+s to ${out}`));
+    for (const run of ['workplace-assistant', 'math-with-judge', 'math-with-judge-step-2', 'swe-claude-code', 'tau2-retail', 'proxy-sessions', 'claude-code-agent', 'hermes-agent']) expect(stdout).toContain(run);
   });
 
   it('generates exactly --rollouts rollouts and --calls calls in one run named bench', async () => {

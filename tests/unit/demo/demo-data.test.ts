@@ -44,6 +44,9 @@ function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   return groups;
 }
 const isPolicy = (e: Exchange) => e.x.model_ref === null || e.x.model_ref.name === 'policy_model';
+/** Rollouts whose agent ran subagents: their policy calls resend several conversations (demo-trajectories.test.ts). */
+const multiInvocation = new Set<string>();
+const isLinear = (e: Exchange) => !multiInvocation.has(`${e.run}/${e.rolloutId}`);
 
 async function readJsonl(file: string): Promise<{ lines: J[]; text: string[] } | null> {
   const data = await fsp.readFile(file, 'utf8').catch(() => null);
@@ -78,6 +81,10 @@ beforeAll(async () => {
         }
         run.exchanges.push({ run: name, rolloutId, index, line, x });
       });
+    }
+    for (const l of run.rollouts ?? []) {
+      const invocations = (l.ng_agent_observations?.records ?? []).filter((rec: J) => rec.kind === 'agent_invocation');
+      if (invocations.length > 1) multiInvocation.add(`${name}/${l.ng_model_call_capture?.rollout_id ?? `${l._ng_task_index}-${l._ng_rollout_index}`}`);
     }
     runs.push(run);
   }
@@ -132,7 +139,7 @@ describe('calls', () => {
     };
     const seen = new Set<string>();
     for (const r of runs) {
-      const byRollout = groupBy(r.exchanges.filter((e) => isPolicy(e) && ok(e)), (e) => e.rolloutId);
+      const byRollout = groupBy(r.exchanges.filter((e) => isPolicy(e) && ok(e) && isLinear(e)), (e) => e.rolloutId);
       for (const calls of byRollout.values()) {
         calls.forEach((e, i) => {
           const ids = callIds(e.x.response, e.x.dialect);
@@ -205,7 +212,7 @@ describe('multi-turn rollouts', () => {
   it('resend the growing conversation: request size and tokens_in strictly increase along policy calls', () => {
     let longest = 0;
     for (const r of runs) {
-      for (const calls of groupBy(r.exchanges.filter((e) => isPolicy(e) && ok(e)), (e) => e.rolloutId).values()) {
+      for (const calls of groupBy(r.exchanges.filter((e) => isPolicy(e) && ok(e) && isLinear(e)), (e) => e.rolloutId).values()) {
         const sizes = calls.map((e) => Buffer.byteLength(serialize(e.x.request)));
         const usage = calls.map((e) => e.x.response.usage);
         const tokensIn = usage.map((u) => u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) || u.prompt_tokens);
@@ -222,7 +229,7 @@ describe('multi-turn rollouts', () => {
   it('serve most of each prompt from the cache of the previous one', () => {
     const shares: number[] = [];
     for (const r of runs) {
-      const complete = r.exchanges.filter((e) => isPolicy(e) && ok(e) && !r.missing.has(e.rolloutId));
+      const complete = r.exchanges.filter((e) => isPolicy(e) && ok(e) && isLinear(e) && !r.missing.has(e.rolloutId));
       for (const calls of groupBy(complete, (e) => e.rolloutId).values()) {
         for (let i = 1; i < calls.length; i++) {
           const u = calls[i].x.response.usage;
@@ -259,10 +266,12 @@ describe('capture files and attachments', () => {
     let checked = 0;
     for (const r of runs.filter((x) => x.captureDir && x.rollouts)) {
       for (const line of [...r.rollouts!, ...r.failures]) {
+        if (!line.ng_model_call_capture) continue; // an agent's own line, before the collector (demo-trajectories.test.ts)
         const attachment = line.ng_model_call_capture as JsonObject;
         const id = attachment.rollout_id as string;
         expect(serialize(attachment)).toBe(serialize(buildAttachment(id, await collectCapture([r.captureDir!], id, false), false)));
-        expect(Object.keys(line).at(-1)).toBe('ng_model_call_capture');
+        // the collector appends the attachment, then (for runs with trajectories) the projection
+        expect(Object.keys(line).filter((k) => k === 'ng_model_call_capture' || k === 'ng_trajectory')).toEqual(Object.keys(line).slice(line.ng_trajectory ? -2 : -1));
         checked++;
       }
     }
@@ -278,7 +287,7 @@ describe('capture files and attachments', () => {
 
   it('keep an incomplete marker beside its capture file, and no file at all for the no-records rollout', async () => {
     for (const r of runs.filter((x) => x.captureDir && x.rollouts)) {
-      for (const line of r.rollouts!) {
+      for (const line of r.rollouts!.filter((l) => l.ng_model_call_capture)) {
         const { rollout_id: id, gaps = [] } = line.ng_model_call_capture;
         const has = (suffix: string) => fsp.stat(path.join(r.captureDir!, id + suffix)).then(() => true, () => false);
         if (gaps.some((g: J) => g.code === 'model_call_capture_incomplete')) expect(await has('.capture.incomplete')).toBe(true);

@@ -90,6 +90,8 @@ describe('batches', () => {
       tokens_total: fc.array(fc.nat()).map(sorted),
     }),
     reward: fc.array(fc.double({ noNaN: true, min: -10, max: 10 })).map(sorted),
+    toolCalls: fc.array(fc.integer({ min: 0, max: 10_000 })).map(sorted),
+    toolTime: fc.array(fc.double({ noNaN: true, min: 0, max: 1e9 })).map(sorted),
   });
 
   it('come back equal, and a batch stored for another batch size is refused', () => {

@@ -14,6 +14,8 @@ function makeRun(run: string, over: Partial<RunComparison['totals']> = {}): RunC
     totals: { rollouts: 10, failed: 0, calls: 40, tokens_in: 1000, tokens_out: 200, tokens_reasoning: null, tokens_total: 1200, cached_tokens: 0, latency_sum: 5000, errors: 1, gaps: 0, line_problems: 0, uncaptured: 0, mean_reward: 0.5, model_servers: ['policy'], agents: [], response_usage: null, ...over },
     rollout_tokens: { tokens_in: d, tokens_out: d, tokens_reasoning: dist([null, null, null, null, null]), tokens_total: d },
     reward: dist([0, 0, 1, 1, 1], 0.6),
+    rollout_tool_calls: dist([null, null, null, null, null]),
+    rollout_tool_time: dist([null, null, null, null, null]),
     gaps: {},
     calls: { servers: [{ model_server: 'policy', calls: 40, tokens_in: 1000, tokens_out: 200, tokens_reasoning: null, tokens_total: 1200, cached_tokens: 0, errors: 1 }], error_categories: { timeout: 1 }, latency_ms: [1, 2, 3], ttft_ms: [null, null, null] },
   };

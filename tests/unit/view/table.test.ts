@@ -7,6 +7,12 @@ import {
   activeFilters, barClass, barMaxVar, barScale, barScaleCss, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,
 } from '../../../lib/view/table';
 
+// A rollout without a trajectory: its summary columns are all null (schema.ts).
+const NO_TRAJECTORY = {
+  trajectory_source: null, invocations: null, subagent_depth: null, turns: null, tool_calls: null, tool_failed: null, tool_time: null,
+  tool_time_max: null, tool_unmeasured: null, compactions: null, sandboxes: null, trajectory_gaps: null, tool_names: null, tool_statuses: null,
+} as const;
+
 describe('parseRolloutView', () => {
   it('reads the same query strings the API accepts', () => {
     const { view, ignored } = parseRolloutView({ sort: 'tokens_total', order: 'desc', failed: 'true', reward_min: '0.5', attempt: '1', q: 'abc' });
@@ -93,7 +99,7 @@ describe('rollout CSV columns', () => {
       cached_tokens: 0, latency_sum: 12.5, latency_max: 10, ttft_p50: null, errors: 1, gaps: JSON.stringify([{ code: 'model_call_capture_incomplete' }]),
       gap_count: 1, model_servers: '|policy|judge|', dialects: '|chat|', error_categories: '|timeout|', started_at: 1786060800, completed_at: null,
       marker: 1, unreadable: 0, mismatch: 0, attached_calls: null, attached_tokens_total: null,
-      usage_in: 174322, usage_out: 21397, usage_reasoning: 0, usage_cached: null, usage_total: 195719, line_problem: null, prompt: null, expected: null, extracted: null, outcome: null,
+      usage_in: 174322, usage_out: 21397, usage_reasoning: 0, usage_cached: null, usage_total: 195719, line_problem: null, prompt: null, expected: null, extracted: null, outcome: null, ...NO_TRAJECTORY,
     } satisfies RolloutRow;
     const csv = toCsv(ROLLOUT_CSV_COLUMNS, [presentRollout(row)]).split('\r\n');
     const header = csv[0].split(',');
@@ -130,7 +136,7 @@ describe('token counts shown (captured calls, or the line response.usage when th
         cached_tokens: null, latency_sum: null, latency_max: null, ttft_p50: null, errors: 0, gaps: null, gap_count: 0, model_servers: null,
         dialects: null, error_categories: null, started_at: null, completed_at: null, marker: 0, unreadable: 0, mismatch: 0, attached_calls: null,
         attached_tokens_total: null, usage_in: u?.tokens_in ?? null, usage_out: u?.tokens_out ?? null, usage_reasoning: u?.tokens_reasoning ?? null,
-        usage_cached: u?.cached_tokens ?? null, usage_total: u?.tokens_total ?? null, line_problem: null, prompt: null, expected: null, extracted: null, outcome: null,
+        usage_cached: u?.cached_tokens ?? null, usage_total: u?.tokens_total ?? null, line_problem: null, prompt: null, expected: null, extracted: null, outcome: null, ...NO_TRAJECTORY,
       });
     const rows = [row(0, null, usage), row(3, 40, { ...usage, tokens_in: 999 })];
     expect(pageMaxima(shownTokenRows(rows), ['tokens_in', 'tokens_total'])).toEqual({ tokens_in: 100, tokens_total: 120 });

@@ -75,7 +75,7 @@ export default async function TasksPage({ params, searchParams }: Props) {
         <TaskRollouts
           run={run.id}
           group={detail.group}
-          rollouts={detail.rollouts.map((r) => ({ ...presentRollout(r), tool_calls: r.tool_calls }))}
+          rollouts={detail.rollouts.map((r) => ({ ...presentRollout(r), tool_calls_requested: r.tool_calls_requested }))}
           failures={detail.failures}
           closeHref={taskViewHref(run.id, view)}
         />

@@ -1,0 +1,19 @@
+// The collector's whole post-processing of one rollout line (rollout_collection.py, spec §5.1, §5.2): the merge
+// with payloads unless the line is redacted (ng_agent_observations joined and rewritten, step 3), then, when the
+// result has any of the three keys, the ng_trajectory projection with its failure path and the payload stripping.
+// `callscope attach --trajectory` and the demo generator both run exactly this, so they cannot disagree.
+import { mergeCaptureIntoLine } from '../capture/attachment';
+import type { JsonObject } from '../capture/json';
+import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from './collector';
+
+/**
+ * Post-processes `line` in place; the line stands in for the collector's input row. Returns whether it changed.
+ * Throws RolloutIdError for an invalid explicit rollout id, as the merge does.
+ */
+export async function collectRolloutLine(line: JsonObject, captureDirs: string[]): Promise<boolean> {
+  const includePayloads = !hasObservationGap(line, 'multimodal_history_redacted');
+  const merged = await mergeCaptureIntoLine(line, captureDirs, includePayloads);
+  const projected = TRAJECTORY_KEYS.some((k) => k in line);
+  if (projected) attachTrajectoryRecord(line, line);
+  return merged.line !== null || projected;
+}
