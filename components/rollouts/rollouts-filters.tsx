@@ -4,7 +4,7 @@ import { X } from 'lucide-react';
 import { Button } from '@/components/ui/button';
 import { SearchBox } from '@/components/ui/search-box';
 import { DIALECTS, DIALECT_INFO, ERROR_CATEGORIES, ERROR_CATEGORY_INFO, GAP_CODES, GAP_GROUP_TITLES, gapLabel } from '@/lib/capture/vocabulary';
-import { TOOL_STATUSES } from '@/lib/rollouts/observations';
+import { TOOL_STATUSES } from '@/lib/rollouts/observation-values';
 import { activeFilters, type RolloutView } from '@/lib/view/table';
 import { FilterSelect } from './filter-select';
 import { NumberFilter } from './number-filter';

@@ -5,7 +5,7 @@
 import { createParser, parseAsFloat, parseAsString, parseAsStringLiteral, useQueryStates } from 'nuqs';
 import type { TransitionStartFunction } from 'react';
 import { DIALECTS, ERROR_CATEGORIES, GAP_CODE_LIST } from '@/lib/capture/vocabulary';
-import { TOOL_STATUSES } from '@/lib/rollouts/observations';
+import { TOOL_STATUSES } from '@/lib/rollouts/observation-values';
 import { SORT_KEYS, type RolloutView } from '@/lib/view/table';
 
 // Booleans and the attempt read exactly as the API schema reads them, so the controls never show a value

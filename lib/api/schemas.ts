@@ -1,7 +1,7 @@
 // Inputs and outputs of the JSON API, one zod schema each; GET /api/openapi.json is generated from these.
 import { z } from 'zod';
 import { DIALECTS, ERROR_CATEGORIES, GAP_CODE_LIST, ROLLOUT_SOURCES, ROLLOUT_SOURCE_INFO, TRAJECTORY_SOURCES, TRAJECTORY_SOURCE_INFO } from '../capture/vocabulary';
-import { TOOL_STATUSES } from '../rollouts/observations';
+import { TOOL_STATUSES } from '../rollouts/observation-values';
 import { SORT_COLUMNS } from '../index/schema';
 
 /** Run ids are slugs; rollout keys are store-safe ids (§1.3) or line keys; call ids are hex or i<index>. */

@@ -33,6 +33,11 @@ export interface TrajectorySummary {
   observationSource: string | null;
 }
 
+/** Whether a rollout's indexed trajectory summary (a rollout row's `trajectory`) shows an agent, not calls alone. */
+export function showsAgent(t: { invocations: number; turns: number; tool_calls: number; compactions: number; sandboxes: number } | null): boolean {
+  return t !== null && t.invocations + t.turns + t.tool_calls + t.compactions + t.sandboxes > 0;
+}
+
 export function summarizeTrajectory(answer: TrajectoryResponse): TrajectorySummary {
   const parts = readTrajectory(answer);
   const counts = parts && {
