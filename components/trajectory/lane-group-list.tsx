@@ -17,8 +17,7 @@ function groupCounts(parts: TrajectoryParts, l: TrajectoryLayout) {
     if (l.kind[i] === ItemKind.modelCall) c.calls++;
     if (l.kind[i] === ItemKind.toolCall) {
       c.tools++;
-      const status = parts.toolCalls[l.src[i]].status;
-      if (status === 'failed' || status === 'timeout') c.failed++;
+      if (parts.toolCalls[l.src[i]].status === 'failed') c.failed++; // as the index counts them: a timeout is its own status
     }
   }
   return counts;

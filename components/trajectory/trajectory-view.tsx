@@ -7,17 +7,21 @@ import { callHref } from '@/components/calls/call-href';
 import { readBody } from '@/components/calls/read-body';
 import { usePairKeys } from '@/components/diff/use-pair-keys';
 import type { TrajectoryResponse } from '@/lib/api/trajectory-schemas';
+import { formatCount } from '@/lib/view/format';
 import { ItemKind, layoutTrajectory } from '@/lib/view/trajectory-layout';
 import { itemKey, itemsByKey } from '@/lib/view/trajectory-keys';
 import { readTrajectory, type TrajectoryParts } from '@/lib/view/trajectory-read';
+import { trajectoryNotes, type TrajectoryNotes } from '@/lib/view/trajectory-summary';
 import { LaneGroupList } from './lane-group-list';
 import { TrajectoryChart } from './trajectory-chart';
+import { TrajectoryGaps } from './trajectory-gaps';
 import { toolCallHref, trajectoryApiHref } from './trajectory-href';
+import { TrajectoryProblems } from './trajectory-notes';
 import { TrajectoryOutline } from './trajectory-outline';
 import { TrajectorySelection } from './trajectory-selection';
 import { TurnStrip } from './turn-strip';
 
-type Loaded = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; parts: TrajectoryParts | null };
+type Loaded = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; parts: TrajectoryParts | null; notes: TrajectoryNotes };
 
 /** The trajectory answer, fetched after the page paints (a large rollout's answer is megabytes) and again on `version`. */
 function useTrajectory(run: string, rollout: string, version: string): Loaded {
@@ -28,7 +32,8 @@ function useTrajectory(run: string, rollout: string, version: string): Loaded {
       .then(async (res) => {
         if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
         const answer = JSON.parse((await readBody(res)).text) as TrajectoryResponse;
-        startTransition(() => setLoaded({ status: 'ready', parts: readTrajectory(answer) }));
+        const parts = readTrajectory(answer);
+        startTransition(() => setLoaded({ status: 'ready', parts, notes: trajectoryNotes(answer, parts) }));
       })
       .catch((err: Error) => abort.signal.aborted || setLoaded({ status: 'error', message: err.message }));
     return () => abort.abort();
@@ -51,6 +56,7 @@ export function TrajectoryView({ run, rollout, version }: { run: string; rollout
   const selected = key !== null ? (keys.get(key) ?? -1) : -1;
   const router = useRouter();
   const shown = useRef<Int32Array>(new Int32Array(0));
+  const invocationIds = useMemo(() => new Set(parts?.invocations.map((i) => i.invocation_id)), [parts]);
 
   const select = useCallback((item: number) => parts && layout && void setKey(item >= 0 ? itemKey(parts, layout, item) : null), [parts, layout, setKey]);
   const hrefOf = useCallback(
@@ -96,9 +102,27 @@ export function TrajectoryView({ run, rollout, version }: { run: string; rollout
 
   if (loaded.status === 'error') return <p className="text-sm text-bad">The trajectory could not be loaded: {loaded.message}</p>;
   if (loaded.status === 'loading') return <div className="flex h-60 items-center justify-center rounded-md bg-panel text-sm text-muted">Loading the trajectory…</div>;
-  if (!parts || !layout) return <p className="text-sm text-muted">This rollout has no trajectory to draw.</p>;
+  if (!parts || !layout) {
+    return (
+      <div className="space-y-4">
+        <TrajectoryProblems notes={loaded.notes} />
+        <p className="text-sm text-muted">The rollout has no trajectory to draw.</p>
+        <TrajectoryGaps run={run} rollout={rollout} notes={loaded.notes} invocationIds={new Set()} />
+      </div>
+    );
+  }
   return (
     <div className="space-y-4">
+      <TrajectoryProblems notes={loaded.notes} />
+      <p className="text-sm text-muted">
+        {formatCount(parts.modelCalls.length)} model call{parts.modelCalls.length === 1 ? '' : 's'} in the trajectory
+        {loaded.notes.observationSource ? (
+          <>
+            {' '}
+            · observations from <code>{loaded.notes.observationSource}</code>
+          </>
+        ) : null}
+      </p>
       <LaneGroupList run={run} rollout={rollout} parts={parts} layout={layout} collapsed={collapsed} toggle={toggle} />
       <TurnStrip run={run} rollout={rollout} parts={parts} />
       <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_380px]">
@@ -111,6 +135,7 @@ export function TrajectoryView({ run, rollout, version }: { run: string; rollout
           {layout.unplaced} item{layout.unplaced === 1 ? ' has' : 's have'} no measured time and nothing to place {layout.unplaced === 1 ? 'it' : 'them'} by: listed in the outline (at its end), not drawn.
         </p>
       ) : null}
+      <TrajectoryGaps run={run} rollout={rollout} notes={loaded.notes} invocationIds={invocationIds} />
     </div>
   );
 }

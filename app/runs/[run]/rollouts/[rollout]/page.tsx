@@ -5,9 +5,8 @@ import { RolloutConversation } from '@/components/rollouts/rollout-conversation'
 import { RolloutLineView } from '@/components/rollouts/rollout-line-view';
 import { presentRollout, rolloutVersion } from '@/lib/api/present';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
-import { loadTrajectory } from '@/components/trajectory/load-trajectory';
 import { getInstance } from '@/lib/server/instance';
-import { summarizeTrajectory } from '@/lib/view/trajectory-summary';
+import { showsAgent } from '@/lib/view/trajectory-summary';
 import { AttemptLinks } from './_components/attempt-links';
 import { GapList } from './_components/gap-list';
 import { RolloutHeader } from './_components/rollout-header';
@@ -30,8 +29,7 @@ export default async function RolloutPage({ params }: Props) {
   if (!row || !attempts) notFound();
   const r = presentRollout(row);
   const line = index.lineLocation(run, rollout);
-  const answer = await loadTrajectory(index, run, rollout);
-  const trajectory = answer ? summarizeTrajectory(answer) : null;
+  const agent = showsAgent(r.trajectory);
   const version = rolloutVersion(row);
   return (
     <div className="space-y-5">
@@ -39,8 +37,8 @@ export default async function RolloutPage({ params }: Props) {
       <AttemptLinks run={run} attempts={attempts} />
       {line && row.num_calls === 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce /> : null}
       <GapList gaps={r.gaps} source={r.source} calls={r.num_calls} rolloutId={r.rollout_id} />
-      {trajectory?.shown ? <TrajectorySection run={run} rollout={rollout} version={version} s={trajectory} /> : null}
-      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={version} timeline={!trajectory?.agent} />
+      {agent && r.trajectory ? <TrajectorySection run={run} rollout={rollout} version={version} t={r.trajectory} /> : null}
+      <RolloutCallViews run={run} rollout={rollout} n={row.num_calls} version={version} timeline={!agent} />
       {line && row.num_calls > 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce={false} /> : null}
       {line ? <RolloutLineView run={run} rollout={rollout} bytes={line.length} openAtOnce={row.num_calls === 0} /> : null}
     </div>

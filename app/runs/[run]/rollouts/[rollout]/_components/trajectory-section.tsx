@@ -2,24 +2,21 @@ import { Suspense } from 'react';
 import { TrajectoryFacts } from '@/components/trajectory/trajectory-facts';
 import { TrajectoryView } from '@/components/trajectory/trajectory-view';
 import { Card } from '@/components/ui/card';
-import type { TrajectorySummary } from '@/lib/view/trajectory-summary';
-import { TrajectoryGaps } from './trajectory-gaps';
+import type { PresentedRollout } from '@/lib/api/present';
 
-/** The rollout's trajectory: where it comes from and its counts, the timeline and outline, then its gaps. */
-export function TrajectorySection({ run, rollout, version, s }: { run: string; rollout: string; version: string; s: TrajectorySummary }) {
+/**
+ * The rollout's trajectory: where it comes from and its counts from the index at once; the timeline, the outline
+ * and its gaps once the trajectory is loaded (after the page paints: a large one takes a while to read).
+ */
+export function TrajectorySection({ run, rollout, version, t }: { run: string; rollout: string; version: string; t: NonNullable<PresentedRollout['trajectory']> }) {
   return (
-    <>
-      <Card title="Trajectory">
-        <div className="space-y-4">
-          <TrajectoryFacts s={s} />
-          {s.agent ? (
-            <Suspense fallback={<p className="text-sm text-muted">Loading the trajectory…</p>}>
-              <TrajectoryView run={run} rollout={rollout} version={version} />
-            </Suspense>
-          ) : null}
-        </div>
-      </Card>
-      <TrajectoryGaps run={run} rollout={rollout} s={s} />
-    </>
+    <Card title="Trajectory">
+      <div className="space-y-4">
+        <TrajectoryFacts t={t} />
+        <Suspense fallback={<p className="text-sm text-muted">Loading the trajectory…</p>}>
+          <TrajectoryView run={run} rollout={rollout} version={version} />
+        </Suspense>
+      </div>
+    </Card>
   );
 }
