@@ -62,6 +62,7 @@ export function drawTimeAxis(ctx: CanvasRenderingContext2D, geo: TimelineGeometr
   ctx.strokeStyle = colors.line;
   ctx.fillStyle = colors.muted;
   ctx.textAlign = 'center';
+  let labelledTo = -Infinity; // a label that would overlap the one before it is left out (long spans have long labels)
   for (const t of x.ticks(Math.max(2, Math.floor(geo.plotWidth / 110)))) {
     const tx = Math.round(x(t)) + 0.5;
     ctx.beginPath();
@@ -70,7 +71,10 @@ export function drawTimeAxis(ctx: CanvasRenderingContext2D, geo: TimelineGeometr
     ctx.stroke();
     const label = t === 0 ? '0' : `+${formatMs(t)}`;
     const half = ctx.measureText(label).width / 2;
-    ctx.fillText(label, Math.min(Math.max(tx, geo.plotLeft + half), geo.width - half - 2), AXIS / 2 - 2);
+    const at = Math.min(Math.max(tx, geo.plotLeft + half), geo.width - half - 2);
+    if (at - half < labelledTo + 8) continue;
+    ctx.fillText(label, at, AXIS / 2 - 2);
+    labelledTo = at + half;
   }
   ctx.textAlign = 'start';
 }

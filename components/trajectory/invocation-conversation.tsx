@@ -5,6 +5,7 @@ import { ConversationMessages } from '@/components/calls/conversation-view';
 import { useHashPointer } from '@/components/calls/use-hash-pointer';
 import { JsonTree } from '@/components/payload/json-tree';
 import { Card } from '@/components/ui/card';
+import { useHydrated } from '@/components/ui/use-hydrated';
 import { invocationConversation } from '@/lib/view/trajectory-invocation';
 
 /**
@@ -15,13 +16,19 @@ export function InvocationConversation({ record }: { record: Record<string, unkn
   const items = useMemo(() => (Array.isArray(record.conversation) ? record.conversation : []), [record]);
   const c = useMemo(() => invocationConversation(items), [items]);
   const target = useHashPointer();
+  // the tree is virtualized: it measures the page, so it renders in the browser only (never in the server's HTML)
+  const hydrated = useHydrated();
   return (
     <>
       <Card title={`Conversation (${items.length} item${items.length === 1 ? '' : 's'})`}>
         <ConversationMessages c={c} empty="The invocation's conversation holds no items (the producer recorded none)." responseLabel="" />
       </Card>
       <Card title="Invocation record">
-        <JsonTree value={record} basePointer="/invocation" target={target !== null && target.startsWith('/invocation') ? target : null} label="invocation record" />
+        {hydrated ? (
+          <JsonTree value={record} basePointer="/invocation" target={target !== null && target.startsWith('/invocation') ? target : null} label="invocation record" />
+        ) : (
+          <p className="text-sm text-muted">Loading the tree…</p>
+        )}
       </Card>
     </>
   );

@@ -37,7 +37,9 @@ export function TrajectoryOutline({ parts, layout, selected, select, hrefOf, onS
       return [d.kind, d.title, d.group, d.status ?? '', d.when, ...d.facts.map((f) => f[1])].some((s) => s.toLowerCase().includes(q));
     });
   }, [parts, layout, query]);
-  useEffect(() => onShown(shown), [shown, onShown]);
+  useEffect(() => {
+    onShown(shown);
+  }, [shown, onShown]);
   const virtual = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12, initialRect: { width: 480, height: 420 } });
   const position = useMemo(() => shown.indexOf(selected), [shown, selected]);
   useEffect(() => {

@@ -92,7 +92,9 @@ export function TrajectoryView({ run, rollout, version }: { run: string; rollout
     [selected, select],
   );
   usePairKeys(move);
-  const onShown = useCallback((items: Int32Array) => (shown.current = items), []);
+  const onShown = useCallback((items: Int32Array) => {
+    shown.current = items;
+  }, []);
   const toggle = (g: number) =>
     setCollapsed((c) => {
       const next = new Set(c);

@@ -7,11 +7,12 @@
 // - `collected/`: the same line after `callscope attach --trajectory` (what NeMo Gym's collector writes), with a
 //   producer ng_trajectory's turns carried in: source "line".
 // - `broken/`: a line whose stored ng_trajectory does not validate.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { JsonObject } from '../../lib/capture/json';
-import { runCli } from './cli';
 import { line, makeExchange } from './exchange';
+import { ROOT } from './server';
 
 const REF = { type: 'responses_api_models', name: 'policy' };
 const text = (t: string) => [{ role: 'user', content: t, type: 'message' }];
@@ -148,7 +149,7 @@ const brokenLine = {
 };
 
 /** Writes the three runs under `dir/results` and returns that path. */
-export async function writeTrajectoryRuns(dir: string): Promise<string> {
+export function writeTrajectoryRuns(dir: string): string {
   const results = path.join(dir, 'results');
   const captures = path.join(results, 'agent', 'captures');
   mkdirSync(captures, { recursive: true });
@@ -158,8 +159,9 @@ export async function writeTrajectoryRuns(dir: string): Promise<string> {
   const raw = path.join(dir, 'collector-input.jsonl');
   writeFileSync(raw, JSON.stringify({ ...claudeLine, ng_trajectory: producerTurns }) + '\n');
   mkdirSync(path.join(results, 'collected'));
-  const r = await runCli(['attach', '--capture-dir', captures, '--input', raw, '--output', path.join(results, 'collected', 'rollouts.jsonl'), '--trajectory']);
-  if (r.code !== 0) throw new Error(`attach --trajectory failed: ${r.stderr}`);
+  const args = ['bin/callscope.js', 'attach', '--capture-dir', captures, '--input', raw, '--output', path.join(results, 'collected', 'rollouts.jsonl'), '--trajectory'];
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`attach --trajectory failed: ${r.stderr}`);
   mkdirSync(path.join(results, 'broken'));
   writeFileSync(path.join(results, 'broken', 'rollouts.jsonl'), JSON.stringify(brokenLine) + '\n');
   return results;
