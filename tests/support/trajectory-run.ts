@@ -19,12 +19,15 @@ const text = (t: string) => [{ role: 'user', content: t, type: 'message' }];
 const fc = (id: string, name: string, args: JsonObject) => ({ type: 'function_call', call_id: id, name, arguments: JSON.stringify(args) });
 const fco = (id: string, output: string) => ({ type: 'function_call_output', call_id: id, output });
 
+/** Markup in what an agent saw and said: the views must show it as text (no script runs, no request leaves). */
+export const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>';
+
 /** The tool calls, as the test reads them back. */
 export const TOOLS = {
   read: { id: 'toolu_read', name: 'Read', args: { file_path: 'src/utils.py' }, output: 'def add(a, b):\n    return a - b  # the bug the agent fixes\n' },
   taskA: { id: 'toolu_task_a', name: 'Task', args: { prompt: 'find the failing test' } },
   taskB: { id: 'toolu_task_b', name: 'Task', args: { prompt: 'check the docs' }, error: 'SubagentError' },
-  ls: { id: 'toolu_ls', name: 'Bash', args: { command: 'ls tests' } },
+  ls: { id: 'toolu_ls', name: 'Bash', args: { command: 'ls tests' }, output: `test_utils.py\n${XSS}` },
   grep: { id: 'toolu_grep', name: 'Grep', args: { pattern: 'def add' } },
 } as const;
 
@@ -77,7 +80,7 @@ export const claudeLine: JsonObject = {
           fco(TOOLS.grep.id, 'src/utils.py:1:def add(a, b):'),
         ],
       },
-      { kind: 'agent_invocation', invocation_id: 'sub-a', parent_invocation_id: 'main', spawned_by_tool_call_id: TOOLS.taskA.id, status: 'completed', model_calls: [{ model_call_id: 'call-2' }], conversation: [...text('find the failing test'), fc(TOOLS.ls.id, TOOLS.ls.name, TOOLS.ls.args), fco(TOOLS.ls.id, 'test_utils.py')] },
+      { kind: 'agent_invocation', invocation_id: 'sub-a', parent_invocation_id: 'main', spawned_by_tool_call_id: TOOLS.taskA.id, status: 'completed', model_calls: [{ model_call_id: 'call-2' }], conversation: [...text(`find the failing test ${XSS}`), fc(TOOLS.ls.id, TOOLS.ls.name, TOOLS.ls.args), fco(TOOLS.ls.id, TOOLS.ls.output)] },
       { kind: 'agent_invocation', invocation_id: 'sub-b', parent_invocation_id: 'main', spawned_by_tool_call_id: TOOLS.taskB.id, status: 'failed', error_type: 'SubagentError', model_calls: [{ model_call_id: 'call-3' }], conversation: text('check the docs') },
       tool('main', TOOLS.read.id, TOOLS.read.name, 'completed', T + 1.2, T + 1.5, { sandbox_id: 'sb-1' }),
       tool('main', TOOLS.taskA.id, TOOLS.taskA.name, 'completed', T + 3.5, T + 13),
@@ -128,7 +131,7 @@ const producerTurns = {
   rollout_id: '0-0',
   turns: [
     { invocation_id: 'main', task_id: '0', rollout_id: '0-0', turn_no: 1, timestamp: T, question: 'Fix the failing test in src/utils.py', answer: 'Found the bug in add()', resolved: false, step_count: 4, model_calls: [{ model_call_id: 'call-0' }, { model_call_id: 'call-1' }] },
-    { invocation_id: 'main', task_id: '0', rollout_id: '0-0', turn_no: 2, timestamp: T + 14, question: 'Apply the fix', answer: 'Patched: return a + b', resolved: true, step_count: 2, model_calls: [{ model_call_id: 'call-4' }, { model_call_id: 'call-5' }] },
+    { invocation_id: 'main', task_id: '0', rollout_id: '0-0', turn_no: 2, timestamp: T + 14, question: 'Apply the fix', answer: `Patched: return a + b ${XSS}`, resolved: true, step_count: 2, model_calls: [{ model_call_id: 'call-4' }, { model_call_id: 'call-5' }] },
   ],
 };
 

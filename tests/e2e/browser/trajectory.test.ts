@@ -13,7 +13,7 @@ import { apiJson, openView, visit, expectClean, type TrackedPage } from '../../s
 import type { Served } from '../../support/server';
 import { closeSession, demoRuns, openSession, type Session } from '../../support/session';
 import { projectedLines } from '../../support/trajectory-fixtures';
-import { TOOLS, writeTrajectoryRuns } from '../../support/trajectory-run';
+import { TOOLS, writeTrajectoryRuns, XSS } from '../../support/trajectory-run';
 
 interface Tool {
   invocation_id: string;
@@ -209,6 +209,21 @@ describe('the invocation page', () => {
 
   it('answers 404 for an invocation the trajectory does not have', async () => {
     await openView(t, '/runs/agent/rollouts/0-0/invocations/nobody', (page) => page.getByText('Invocation not found').waitFor(), 404);
+  });
+});
+
+describe('payload text stays text', () => {
+  it('markup in a tool output, a conversation and a turn shows as text: no script runs, no request leaves the server', async () => {
+    const views: [string, (p: Page) => Promise<unknown>][] = [
+      [`/runs/agent/rollouts/0-0/tool-calls/${TOOLS.ls.id}?invocation=sub-a`, (p) => p.getByRole('region', { name: 'Output' }).getByText(XSS, { exact: false }).first().waitFor()],
+      ['/runs/agent/rollouts/0-0/invocations/sub-a', (p) => p.getByRole('region', { name: /^Conversation/ }).getByText(XSS, { exact: false }).first().waitFor()],
+      ['/runs/collected/rollouts/0-0', (p) => p.getByRole('region', { name: 'turns' }).getByText(XSS, { exact: false }).first().waitFor()],
+    ];
+    for (const [p, ready] of views) {
+      const page = await visit(t, p, ready);
+      expect(await page.evaluate(() => (window as { __xss?: number }).__xss), p).toBeUndefined();
+      expect(await page.locator('main img[src="x"]').count(), p).toBe(0);
+    }
   });
 });
 
