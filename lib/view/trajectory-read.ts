@@ -165,7 +165,7 @@ function readList<T>(record: Obj, field: string, read: (v: Obj) => T | null, pro
     if (r === null) skipped++;
     else out.push(r);
   }
-  if (skipped) problems.push(`${skipped} of the ${field} entries lack their ids or are not objects: not shown`);
+  if (skipped) problems.push(`${skipped} of the ${field} entries are not objects or lack their ${field === 'gaps' ? 'code' : 'ids'}: not shown`);
   return out;
 }
 
