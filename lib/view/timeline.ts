@@ -13,10 +13,10 @@
 import { MinHeap } from '../util/min-heap';
 
 export interface TimelineInput {
-  /** Start and end in ms (any origin); null when unknown. */
-  start: readonly (number | null)[];
-  end: readonly (number | null)[];
-  latency: readonly (number | null)[];
+  /** Start and end in ms (any origin); null (or NaN) when unknown. */
+  start: ArrayLike<number | null>;
+  end: ArrayLike<number | null>;
+  latency: ArrayLike<number | null>;
   /** Group of each call (0-based, e.g. the model server); groups are laid out in ascending order. */
   group: ArrayLike<number>;
   /** Tie-breaker, normally the call index. */

@@ -19,7 +19,7 @@ import { placeCompactions, placeSandboxes } from './trajectory-marks';
 import { toolNeighbourFinder } from './trajectory-neighbours';
 import type { TrajectoryParts } from './trajectory-read';
 import { callOwners, callRefIndex } from './trajectory-refs';
-import { drawnSpan, measuredInterval, Timing } from './trajectory-timing';
+import { drawnSpans, Timing, type DrawnSpans } from './trajectory-timing';
 import { groupTree } from './trajectory-tree';
 
 export const ItemKind = { compaction: 0, modelCall: 1, toolCall: 2, sandbox: 3 } as const;
@@ -91,7 +91,10 @@ export function layoutTrajectory(parts: TrajectoryParts, opts: LayoutOptions = {
   const x1 = new Float64Array(n);
   const timing = new Uint8Array(n).fill(Timing.unplaced);
   const fill = (from: number, count: number, k: ItemKind) => {
-    for (let j = 0; j < count; j++) [kind[from + j], src[from + j]] = [k, j];
+    for (let j = 0; j < count; j++) {
+      kind[from + j] = k;
+      src[from + j] = j;
+    }
   };
   fill(base.compaction, nc, ItemKind.compaction);
   fill(base.modelCall, nm, ItemKind.modelCall);
@@ -99,21 +102,23 @@ export function layoutTrajectory(parts: TrajectoryParts, opts: LayoutOptions = {
   fill(base.sandbox, parts.sandboxes.length, ItemKind.sandbox);
 
   // Measured spans in seconds; t0 is the earliest measured instant.
-  const callSpans = parts.modelCalls.map((c) => measuredInterval(c.started_at, c.completed_at, c.duration_ms));
-  const toolSpans = parts.toolCalls.map((t) => measuredInterval(t.started_at, t.completed_at, t.duration_ms));
+  const calls = drawnSpans(parts.modelCalls);
+  const tools = drawnSpans(parts.toolCalls);
   let t0 = Infinity;
-  for (const m of [...callSpans, ...toolSpans]) t0 = Math.min(t0, drawnSpan(m)?.[0] ?? Infinity);
+  for (const spans of [calls, tools]) for (const s of spans.start) if (s < t0) t0 = s; // NaN never is
   for (const c of parts.compactions) if (c.observed_at !== null && Number.isFinite(c.observed_at)) t0 = Math.min(t0, c.observed_at);
   const origin = Number.isFinite(t0) ? t0 : null;
   const ms = (s: number) => (s - (origin ?? 0)) * 1000;
-  const place = (item: number, span: [number, number] | null, how: Timing) => {
-    if (!span) return;
-    x0[item] = ms(span[0]);
-    x1[item] = Math.max(x0[item], ms(span[1]));
-    timing[item] = how;
+  const place = (from: number, spans: DrawnSpans) => {
+    for (let j = 0; j < spans.timing.length; j++) {
+      if (Number.isNaN(spans.start[j])) continue;
+      x0[from + j] = ms(spans.start[j]);
+      x1[from + j] = Math.max(x0[from + j], ms(spans.end[j]));
+      timing[from + j] = spans.timing[j];
+    }
   };
-  callSpans.forEach((m, i) => place(base.modelCall + i, drawnSpan(m), m.timing));
-  toolSpans.forEach((m, j) => place(base.toolCall + j, drawnSpan(m), m.timing));
+  place(base.modelCall, calls);
+  place(base.toolCall, tools);
 
   // Groups and ownership.
   const index = collectGroups(parts);
@@ -126,7 +131,7 @@ export function layoutTrajectory(parts: TrajectoryParts, opts: LayoutOptions = {
   // Tool calls without measured times: between the call that requested them and the next call.
   const firstInvocation = new Map<string, number>();
   parts.invocations.forEach((inv, k) => firstInvocation.has(inv.invocation_id) || firstInvocation.set(inv.invocation_id, k));
-  const neighbours = toolNeighbourFinder(parts, owners, (id) => firstInvocation.get(id) ?? -1);
+  const neighbours = toolNeighbourFinder(parts, owners, (id) => firstInvocation.get(id) ?? -1, calls);
   const requesting = new Int32Array(nt).fill(-1);
   const nextCall = new Int32Array(nt).fill(-1);
   parts.toolCalls.forEach((t, j) => {
@@ -216,14 +221,15 @@ function packBands(order: Int32Array, parent: Int32Array, collapsed: ReadonlySet
   }
   const band = new Int32Array(it.n).fill(-1);
   const packed = new Int32Array(it.n).fill(-1); // composite lane of a packed item
-  const start: (number | null)[] = new Array(it.n).fill(null);
-  const end: (number | null)[] = new Array(it.n).fill(null);
+  const start = new Float64Array(it.n).fill(Number.NaN); // NaN: not packed
+  const end = new Float64Array(it.n).fill(Number.NaN);
   for (let i = 0; i < it.n; i++) {
     if (it.group[i] < 0 || it.timing[i] === Timing.unplaced) continue;
     band[i] = bandOf[it.group[i]];
     if (it.kind[i] === ItemKind.compaction || collapsed.has(shownGroups[band[i]])) continue;
     packed[i] = band[i] * 3 + LANE[it.kind[i]];
-    [start[i], end[i]] = [it.x0[i], it.x1[i]];
+    start[i] = it.x0[i];
+    end[i] = it.x1[i];
   }
   const lanes = layoutTimeline({ start, end, latency: end, group: packed, order: Int32Array.from({ length: it.n }, (_, i) => i) });
   const laneRows = new Map(lanes.groups.map((g) => [g.group, g]));

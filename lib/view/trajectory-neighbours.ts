@@ -4,7 +4,7 @@
 // requesting call, a measured tool call's neighbours are the calls of its invocation that ended before it started
 // and started after it ended; an unmeasured one then has none.
 import type { TrajectoryToolCall } from '../rollouts/observations';
-import { drawnSpan, measuredInterval } from './trajectory-timing';
+import { drawnSpan, drawnSpans, measuredInterval, type DrawnSpans } from './trajectory-timing';
 import type { TrajectoryParts } from './trajectory-read';
 
 export interface ToolNeighbours {
@@ -30,14 +30,15 @@ function lowerBound(n: number, at: (k: number) => number, x: number, strict: boo
  * Builds, once per trajectory, the lookup of every tool call's neighbours. `owners[i]` is the invocation position
  * owning model call i (-1: none); `invocationAt(id)` the position of an invocation id (-1: not in the record).
  */
-export function toolNeighbourFinder(parts: Pick<TrajectoryParts, 'modelCalls' | 'requestedTools'>, owners: Int32Array, invocationAt: (id: string) => number) {
+export function toolNeighbourFinder(
+  parts: Pick<TrajectoryParts, 'modelCalls' | 'requestedTools'>,
+  owners: Int32Array,
+  invocationAt: (id: string) => number,
+  /** The calls' drawn spans, when the caller has them already. */
+  spans: Pick<DrawnSpans, 'start' | 'end'> = drawnSpans(parts.modelCalls),
+) {
   const n = parts.modelCalls.length;
-  const start = new Float64Array(n).fill(Number.NaN);
-  const end = new Float64Array(n).fill(Number.NaN);
-  parts.modelCalls.forEach((c, i) => {
-    const span = drawnSpan(measuredInterval(c.started_at, c.completed_at, c.duration_ms));
-    if (span) [start[i], end[i]] = span;
-  });
+  const { start, end } = spans;
   // the placed calls of each owner, by start (then position)
   const sequences = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
@@ -46,11 +47,14 @@ export function toolNeighbourFinder(parts: Pick<TrajectoryParts, 'modelCalls' | 
     if (seq) seq.push(i);
     else sequences.set(owners[i], [i]);
   }
+  for (const seq of sequences.values()) seq.sort((a, b) => start[a] - start[b] || a - b);
+  // by end, built for an owner when a tool call without a requesting call first asks
   const byEnd = new Map<number, number[]>();
-  for (const [owner, seq] of sequences) {
-    seq.sort((a, b) => start[a] - start[b] || a - b);
-    byEnd.set(owner, [...seq].sort((a, b) => end[a] - end[b] || a - b));
-  }
+  const endsOf = (owner: number) => {
+    let ends = byEnd.get(owner);
+    if (!ends) byEnd.set(owner, (ends = [...(sequences.get(owner) ?? [])].sort((a, b) => end[a] - end[b] || a - b)));
+    return ends;
+  };
   const rank = new Int32Array(n).fill(-1);
   for (const seq of sequences.values()) seq.forEach((i, k) => (rank[i] = k));
   const requesters = new Map<string, number[]>();
@@ -77,7 +81,7 @@ export function toolNeighbourFinder(parts: Pick<TrajectoryParts, 'modelCalls' | 
     }
     const span = drawnSpan(measuredInterval(tool.started_at, tool.completed_at, tool.duration_ms));
     const seq = own >= 0 ? sequences.get(own) : undefined;
-    const ends = own >= 0 ? byEnd.get(own) : undefined;
+    const ends = own >= 0 ? endsOf(own) : undefined;
     if (!span || !seq || !ends) return { requesting: -1, before: -1, after: -1 };
     // before: the call that ended last by the tool's start; after: the first that started at or after its end
     const upTo = lowerBound(ends.length, (k) => end[ends[k]], span[0], true);

@@ -16,12 +16,14 @@ export interface CallRefIndex {
 }
 
 export function callRefIndex(calls: readonly ViewModelCall[]): CallRefIndex {
-  const ids = new Map<string, number[]>();
-  const responses = new Map<string, number[]>();
-  const push = (m: Map<string, number[]>, k: string, i: number) => {
+  // one position per key; a key several calls share keeps them all (rare: the schema wants unique ids)
+  const ids = new Map<string, number | number[]>();
+  const responses = new Map<string, number | number[]>();
+  const push = (m: Map<string, number | number[]>, k: string, i: number) => {
     const at = m.get(k);
-    if (at) at.push(i);
-    else m.set(k, [i]);
+    if (at === undefined) m.set(k, i);
+    else if (typeof at === 'number') m.set(k, [at, i]);
+    else at.push(i);
   };
   calls.forEach((c, i) => {
     if (c.model_call_id) push(ids, c.model_call_id, i);
@@ -32,14 +34,25 @@ export function callRefIndex(calls: readonly ViewModelCall[]): CallRefIndex {
     const m = calls[i].response_metadata;
     return (!ref.model_ref || m.model_ref?.name === ref.model_ref.name) && (!ref.response_id || m.response_id === ref.response_id);
   };
-  const one = (found: number[] | undefined) => (found && found.length === 1 ? found[0] : -1);
+  /** The one entry of `found` that fits the ref, or -1 (none, or several). */
+  const one = (found: number | number[] | undefined, ref: ModelCallRef | null) => {
+    if (found === undefined) return -1;
+    if (typeof found === 'number') return !ref || fits(ref, found) ? found : -1;
+    let hit = -1;
+    for (const i of found) {
+      if (ref && !fits(ref, i)) continue;
+      if (hit >= 0) return -1;
+      hit = i;
+    }
+    return hit;
+  };
   return {
     resolve: (ref) => {
       if (!ref) return -1;
-      if (ref.model_call_id) return one(ids.get(ref.model_call_id)?.filter((i) => fits(ref, i)));
-      return ref.model_ref && ref.response_id ? one(responses.get(responseKey(ref.model_ref.name, ref.response_id))) : -1;
+      if (ref.model_call_id) return one(ids.get(ref.model_call_id), ref);
+      return ref.model_ref && ref.response_id ? one(responses.get(responseKey(ref.model_ref.name, ref.response_id)), null) : -1;
     },
-    byId: (id) => one(ids.get(id)),
+    byId: (id) => one(ids.get(id), null),
   };
 }
 

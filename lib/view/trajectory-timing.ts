@@ -49,3 +49,23 @@ export function drawnSpan(m: Measured): [number, number] | null {
   }
   return null;
 }
+
+export interface DrawnSpans {
+  /** Seconds; NaN where the entry has no position. A partial interval is its known instant. */
+  start: Float64Array;
+  end: Float64Array;
+  timing: Uint8Array;
+}
+
+/** The drawn spans of a list of entries (model calls or tool calls), in flat arrays. */
+export function drawnSpans(entries: readonly { started_at: number | null; completed_at: number | null; duration_ms: number | null }[]): DrawnSpans {
+  const n = entries.length;
+  const out = { start: new Float64Array(n).fill(Number.NaN), end: new Float64Array(n).fill(Number.NaN), timing: new Uint8Array(n) };
+  for (let i = 0; i < n; i++) {
+    const m = measuredInterval(entries[i].started_at, entries[i].completed_at, entries[i].duration_ms);
+    out.timing[i] = m.timing;
+    if (m.timing === Timing.measured) [out.start[i], out.end[i]] = [m.start!, m.end!];
+    else if (m.timing === Timing.partial) out.start[i] = out.end[i] = (m.start ?? m.end)!;
+  }
+  return out;
+}
