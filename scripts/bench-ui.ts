@@ -20,7 +20,11 @@
 //
 //   npm run bench:ui
 //   npm run bench:ui -- --quick                   # small sizes, 2 repetitions: checks the script in ~2 min
-//   flags: --corpus DIR (large corpus for U2) --reps N --out FILE --only k2 (K2 alone)
+//   T1  the rollout page of one observed rollout with 500 model calls, 5,000 tool calls and 6 invocations (written
+//       by lib/demo/large-trajectory.ts as NeMo Gym's collector writes it): first paint, the trajectory drawn,
+//       long tasks.
+//
+//   flags: --corpus DIR (large corpus for U2) --reps N --out FILE --only k2|t1 (that target alone)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -51,6 +55,9 @@ const U2_SMALL = { rollouts: 1000, calls: 10000 };
 const U2_LARGE = QUICK ? { rollouts: 2000, calls: 20000 } : { rollouts: 10000, calls: 100000 };
 const U3_SIZES_MB = [1, 10];
 const K2_CORPUS = { rollouts: 4, calls: 4000 };
+const T1_SIZE = { calls: 500, toolCalls: 5000, invocations: 6 };
+// What shows that the trajectory is drawn: its canvas (components/trajectory).
+const T1_DRAWN = 'canvas[aria-label^="Trajectory"]';
 const VIEWPORT = { width: 1440, height: 900 };
 
 // -------------------------------------------------------------------------------------------------------
@@ -419,6 +426,72 @@ function k2Row(f: Awaited<ReturnType<typeof k2>>) {
   };
 }
 
+/** The T1 rollout (written once and kept): one run, one line, one capture file. */
+async function t1Corpus(): Promise<{ dir: string; rolloutId: string }> {
+  const dir = path.join(WORK, `t1-${T1_SIZE.calls}x${T1_SIZE.toolCalls}x${T1_SIZE.invocations}`, 'observed');
+  const sidecar = path.join(dir, '.callscope-bench-t1.json');
+  if (existsSync(sidecar)) return JSON.parse(readFileSync(sidecar, 'utf8'));
+  rmSync(dir, { recursive: true, force: true });
+  const { writeLargeTrajectoryRun } = await import('../lib/demo/large-trajectory');
+  const { rolloutId } = await writeLargeTrajectoryRun(dir, T1_SIZE);
+  writeFileSync(sidecar, JSON.stringify({ dir, rolloutId }));
+  return { dir, rolloutId };
+}
+
+/** T1: the rollout page of the large observed rollout, loaded REPS times after a warm-up. */
+async function t1(browser: Browser, origin: string, rolloutId: string) {
+  const run = ((await (await fetch(`${origin}/api/runs`)).json()) as { runs: { id: string }[] }).runs[0].id;
+  const url = `/runs/${run}/rollouts/${rolloutId}`;
+  const traj = (await (await fetch(`${origin}/api/runs/${run}/rollouts/${rolloutId}/trajectory`)).json()) as { source: string; trajectory: { invocations: unknown[]; model_calls: unknown[]; tool_calls: unknown[] } };
+  const watch = { heading: 'main h1', trajectory: T1_DRAWN };
+  await measure(browser, origin, url, watch, ['trajectory'], 0); // warm-up: the route's first render
+  const reps: Measured[] = [];
+  for (let i = 0; i < REPS; i++) reps.push(await measure(browser, origin, url, watch, ['heading', 'trajectory'], 1500));
+  const s = (f: (p: PageFigures) => number) => round(median(reps.map(f)));
+  return {
+    url,
+    source: traj.source,
+    counts: { invocations: traj.trajectory.invocations.length, model_calls: traj.trajectory.model_calls.length, tool_calls: traj.trajectory.tool_calls.length },
+    reps: reps.map((r) => ({ fp: round(r.fp), fcp: round(r.fcp), marks: r.marks, document_bytes: r.documentBytes, longtasks: r.longtasks.map(([s0, d]) => [round(s0), round(d)]), problems: r.problems })),
+    median: { fp: s((r) => r.fp), fcp: s((r) => r.fcp), trajectory_drawn: s((r) => r.marks['trajectory:painted']) },
+    longtasks_over_200ms: reps.reduce((k, r) => k + longOver(r, 200), 0),
+    longest_task_ms: round(Math.max(...reps.map(longest))),
+  };
+}
+
+function t1Row(f: Awaited<ReturnType<typeof t1>>) {
+  return {
+    id: 'T1 trajectory',
+    figure: `rollout of ${f.counts.model_calls} model calls, ${f.counts.tool_calls.toLocaleString('en-US')} tool calls, ${f.counts.invocations} invocations (${f.source}): first paint ${ms(f.median.fp)}, trajectory drawn ${ms(f.median.trajectory_drawn)} (medians of ${REPS}); ${f.longtasks_over_200ms} long tasks over 200 ms, longest ${ms(f.longest_task_ms)}`,
+    target: 'first paint ≤ 1 s, no long task > 200 ms',
+    result: `paint ${f.median.fp <= 1000 ? 'pass' : 'FAIL'}, long tasks ${f.longtasks_over_200ms === 0 ? 'pass' : 'FAIL'}`,
+  };
+}
+
+async function mainT1(): Promise<void> {
+  const started = new Date();
+  const info = machine();
+  mkdirSync(WORK, { recursive: true });
+  const corpus = await t1Corpus();
+  const server = await serveChecked(corpus.dir, path.join(WORK, 'index-t1'), null);
+  const browser = await launchBrowser();
+  try {
+    console.log('T1 ...');
+    const figures = await t1(browser, server.url, corpus.rolloutId);
+    writeReport('bench:ui --only t1', started, info, browser, { reps: REPS, size: T1_SIZE }, { t1: figures }, [t1Row(figures)]);
+  } finally {
+    await browser.close();
+  }
+}
+
+function writeReport(name: string, started: Date, info: ReturnType<typeof machine>, browser: Browser, runArgs: object, figures: object, table: { id: string; target: string; result: string; figure: string }[]): void {
+  const report = { benchmark: name, started_at: started.toISOString(), machine: { ...info, load_average_end: os.loadavg().map((x) => round(x, 2)) }, chromium: browser.version(), args: runArgs, ...figures, table };
+  mkdirSync(path.dirname(args.out!), { recursive: true });
+  writeFileSync(args.out!, JSON.stringify(report, null, 2) + '\n');
+  for (const r of table) console.log(`${r.id}  ${r.target}  ${r.result}\n  ${r.figure}`);
+  console.log(`wrote ${path.relative(process.cwd(), args.out!)}`);
+}
+
 async function mainK2(): Promise<void> {
   const started = new Date();
   const info = machine();
@@ -429,12 +502,7 @@ async function mainK2(): Promise<void> {
   try {
     console.log('K2 ...');
     const figures = await k2(browser, server.url);
-    const table = [k2Row(figures)];
-    const report = { benchmark: 'bench:ui --only k2', started_at: started.toISOString(), machine: { ...info, load_average_end: os.loadavg().map((x) => round(x, 2)) }, chromium: browser.version(), args: { reps: REPS, corpus: K2_CORPUS }, k2: figures, table };
-    mkdirSync(path.dirname(args.out!), { recursive: true });
-    writeFileSync(args.out!, JSON.stringify(report, null, 2) + '\n');
-    for (const r of table) console.log(`${r.id}  ${r.target}  ${r.result}\n  ${r.figure}`);
-    console.log(`wrote ${path.relative(process.cwd(), args.out!)}`);
+    writeReport('bench:ui --only k2', started, info, browser, { reps: REPS, corpus: K2_CORPUS }, { k2: figures }, [k2Row(figures)]);
   } finally {
     await browser.close();
   }
@@ -621,6 +689,10 @@ async function main(): Promise<void> {
     const k2Corpus = demoCorpus(K2_CORPUS);
     const k2Server = await serveChecked(k2Corpus, idx(k2Corpus), corpusCalls(k2Corpus));
     const k2Figures = await k2(browser, k2Server.url);
+    console.log('T1 ...');
+    const t1Data = await t1Corpus();
+    const t1Server = await serveChecked(t1Data.dir, path.join(WORK, 'index-t1'), null);
+    const t1Figures = await t1(browser, t1Server.url, t1Data.rolloutId);
 
     const u1Pass = (n: number, fcp: number) => fcp <= (n <= 1000 ? 1000 : 3000);
     const table = [
@@ -652,8 +724,9 @@ async function main(): Promise<void> {
         result: f.median.fetch_start_to_tree <= (f.payload_mb <= 1 ? 200 : 1000) ? 'pass' : 'FAIL',
       })),
       k2Row(k2Figures),
+      t1Row(t1Figures),
     ];
-    const allProblems = [...u1Figures.flatMap((f) => f.reps.map((r) => r.problems)), ...u2Figures.corpora.flatMap((c) => c.reps.map((r) => r.problems)), ...u2Figures.scroll.flatMap((s) => s.runs.map((r) => r.problems)), ...u3Figures.flatMap((f) => f.reps.map((r) => r.problems)), ...k2Figures.page.reps.map((r) => r.problems)].filter((p) => JSON.stringify(p) !== JSON.stringify(CLEAN));
+    const allProblems = [...u1Figures.flatMap((f) => f.reps.map((r) => r.problems)), ...u2Figures.corpora.flatMap((c) => c.reps.map((r) => r.problems)), ...u2Figures.scroll.flatMap((s) => s.runs.map((r) => r.problems)), ...u3Figures.flatMap((f) => f.reps.map((r) => r.problems)), ...k2Figures.page.reps.map((r) => r.problems), ...t1Figures.reps.map((r) => r.problems)].filter((p) => JSON.stringify(p) !== JSON.stringify(CLEAN));
     const report = {
       benchmark: 'bench:ui',
       started_at: started.toISOString(),
@@ -665,6 +738,7 @@ async function main(): Promise<void> {
       u2: u2Figures,
       u3: u3Figures,
       k2: k2Figures,
+      t1: t1Figures,
       page_problems: allProblems,
       duration_s: round((performance.now() - t0) / 1000),
       table,
@@ -681,7 +755,7 @@ async function main(): Promise<void> {
   }
 }
 
-(args.only === 'k2' ? mainK2() : main())
+(args.only === 'k2' ? mainK2() : args.only === 't1' ? mainT1() : main())
   .catch((err: Error) => {
     console.error(`bench:ui: ${err.stack ?? err.message}`);
     process.exitCode = 1;

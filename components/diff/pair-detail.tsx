@@ -10,6 +10,7 @@ import { diffApiHref, sharedHistory, signedCount, signedMs } from '@/lib/view/di
 import { formatBytes, formatCount, formatMs } from '@/lib/view/format';
 import { JsonDiffView } from './json-diff-view';
 import { sideCallHref } from './pair-list';
+import { ToolPairs } from './tool-pairs';
 
 const parsePair = (text: string): PairSummary | null => (parseKeepingNumbers(text) as DiffBody).pairs?.[0] ?? null;
 
@@ -47,6 +48,12 @@ export function PairDetail({ diff, index }: { diff: DiffBody; index: number }) {
         <div><dt className="inline text-muted">latency </dt><dd className="inline tabular-nums">{formatMs(p.a_latency_ms)} → {formatMs(p.b_latency_ms)} ({signedMs(p.latency_delta)})</dd></div>
         {full.status === 'ready' ? <div className="text-muted">diff of {formatBytes(full.bytes)}</div> : null}
       </dl>
+      {p.tools ? (
+        <section aria-label="tool calls of the pair" className="space-y-2">
+          <h3 className="font-semibold">Tool calls</h3>
+          <ToolPairs tools={p.tools} />
+        </section>
+      ) : null}
       {full.status === 'loading' ? <p className="text-sm text-muted">Loading the pair&apos;s diff…</p> : null}
       {full.status === 'error' ? <p role="alert" className="text-sm text-bad">The pair&apos;s diff could not be loaded: {full.message}</p> : null}
       {full.status === 'ready' && full.value ? (

@@ -10,6 +10,7 @@ import type { DiffBody, DiffSideInfo } from '@/lib/index/rollout-diff';
 import type { PairSummary } from '@/lib/rollouts/diff';
 import { signatureText, signedCount, signedMs, STATE_TEXT } from '@/lib/view/diff';
 import { formatCount, formatMs } from '@/lib/view/format';
+import { toolsDiffer } from './tool-pairs';
 
 const GRID = 'grid grid-cols-[52px_minmax(0,1fr)_150px_minmax(0,1fr)_112px] items-center gap-x-3 px-3';
 const ROW_HEIGHT = 40;
@@ -101,7 +102,7 @@ export function PairList({ diff, selected, onSelect }: { diff: DiffBody; selecte
                 <Call side={diff.b} p={p} which="b" />
                 <span role="cell" className="flex flex-col items-start gap-0.5">
                   <Badge tone={TONE[p.state]}>{STATE_TEXT[p.state]}</Badge>
-                  {isDivergence ? <Badge tone="warn">first divergence</Badge> : null}
+                  {isDivergence ? <Badge tone="warn">first divergence</Badge> : toolsDiffer(p.tools) ? <Badge tone="warn">tools differ</Badge> : null}
                 </span>
               </div>
             );

@@ -259,6 +259,12 @@ const diffOf = (what: string) =>
     .describe(
       `Without pair: a summary {op: "summary", equal${what === 'request' ? ', shared_prefix (conversation items both requests start with, the same but for ids, timestamps and usage), a_items, b_items' : ''}} (equal: the same but for ids, timestamps and usage; null when a side has no payload), null for an unmatched call. With pair: the structural diff of the two ${what}s, a tree of {op: same (value) | added (b) | removed (a) | changed (a, b) | object (entries: [{key, diff}]) | array (a_length, b_length, runs: [{op: same|added|removed (count, values; a same run whose items differ in ids keeps b's in b_values) | changed (diff), a_index, b_index}]) | text (runs of lines: {op, a_line, b_line, count, lines})}`,
     );
+const DiffToolSchema = z.object({
+  tool_call_id: z.string(),
+  tool_name: z.string().nullable(),
+  status: z.string().nullable(),
+  duration_ms: nullableNumber.describe('measured; null when not measured'),
+});
 export const DiffSchema = z.object({
   a: DiffSideSchema,
   b: DiffSideSchema,
@@ -282,6 +288,10 @@ export const DiffSchema = z.object({
       response_diff: diffOf('response'),
       tokens_delta: nullableNumber.describe("b − a in total tokens (a call one side lacks counts 0 there); null when a present call's tokens are unknown"),
       latency_delta: nullableNumber.describe('b − a in latency (ms), alike'),
+      tools: z
+        .array(z.object({ a: DiffToolSchema.nullable(), b: DiffToolSchema.nullable(), same_output: z.boolean().nullable().describe('null when a side lacks the call or its output') }))
+        .optional()
+        .describe("the tool calls each side's call asked for (from the rollouts' trajectories), aligned by tool name; absent when neither rollout has a trajectory"),
     }),
   ),
   first_divergence: z

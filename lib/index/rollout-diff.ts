@@ -14,6 +14,8 @@ import type { CallPayload } from '../rollouts/diff-shape';
 import type { CallscopeIndex } from './index';
 import { callsOfRollout, locateCall, readRolloutLine, trajectoryPayloads, type CallLocation } from './payload';
 import type { RolloutRow } from './queries';
+import { alignTools, toolsById } from '../rollouts/diff-tools';
+import { rolloutTrajectory } from './trajectory';
 
 export interface RolloutRef {
   run: string;
@@ -54,10 +56,21 @@ export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: Rollo
   if (hit) return hit.body;
   const [sa, sb] = await Promise.all([readSide(index, a, ra), readSide(index, b, rb)]);
   const body: DiffBody = { a: sa.info, b: sb.info, ...diffRollouts(sa.side, sb.side) };
+  await addTools(index, body, [a, ra], [b, rb]);
   const list = cache();
   list.unshift({ key, body });
   list.length = Math.min(list.length, CACHE_SIZE);
   return body;
+}
+
+/** Each pair's tool calls, from the two trajectories (when either rollout has one). */
+async function addTools(index: CallscopeIndex, body: DiffBody, [a, ra]: [RolloutRef, RolloutRow], [b, rb]: [RolloutRef, RolloutRow]): Promise<void> {
+  if (ra.trajectory_source === null && rb.trajectory_source === null) return;
+  const [ta, tb] = await Promise.all([rolloutTrajectory(index, a.run, a.rollout, { includePayloads: false }), rolloutTrajectory(index, b.run, b.rollout, { includePayloads: false })]);
+  const toolsA = toolsById((ta?.trajectory ?? null) as JsonObject | null);
+  const toolsB = toolsById((tb?.trajectory ?? null) as JsonObject | null);
+  const requested = (t: typeof ta, ref: string | null) => (ref !== null && t ? t.requested_tools[ref] ?? [] : []);
+  for (const p of body.pairs) p.tools = alignTools(requested(ta, p.a_ref), requested(tb, p.b_ref), toolsA, toolsB);
 }
 
 /** One pair with its full request and response diffs; null when either rollout, or the pair, is unknown. */

@@ -28,7 +28,15 @@ export function storedRolloutLine(l: RolloutLine, countCalls: boolean): StoredRo
   let attachment: StoredRolloutLine['attachment'] = null;
   if (a) {
     const values: unknown[] = [];
-    if (!countCalls) for (const call of a.records) values.push(...callValues(0, 0, l.offset, l.length, { record: call, request: null, response: null }));
+    // A call without a usable call_index (a hand-made or damaged attachment) is placed by its position, so that
+    // one such call never stops the file's ingest.
+    if (!countCalls) {
+      a.records.forEach((call, i) => {
+        const at = call.call_index;
+        const record = typeof at === 'number' && Number.isInteger(at) && at >= 0 ? call : { ...call, call_index: i };
+        values.push(...callValues(0, 0, l.offset, l.length, { record, request: null, response: null }));
+      });
+    }
     attachment = { calls: a.calls, tokensTotal: a.tokensTotal, gaps: JSON.stringify(a.gaps, plainNumbers), callValues: values };
   }
   return {

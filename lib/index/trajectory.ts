@@ -1,12 +1,12 @@
 // A rollout's trajectory for the API and the pages (GET .../trajectory): the line's ng_trajectory as stored, or the
 // collector's projection computed from the line and the served capture dir (§5.1, §5.2, §5.4), with what only
 // ng_agent_observations carries (compactions, sandbox runs, its gaps).
-import { mergeCaptureIntoLine } from '../capture/attachment';
 import { isJsonObject, type JsonObject, type JsonValue } from '../capture/json';
 import { toolCallsAndReasoning } from '../capture/record';
 import type { TrajectorySource } from '../capture/vocabulary';
 import type { TrajectoryResponse } from '../api/trajectory-schemas';
-import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from '../rollouts/collector';
+import { collectRolloutLine, projectLine } from '../rollouts/collect-line';
+import { TRAJECTORY_KEYS } from '../rollouts/collector';
 import { validateBundle } from '../rollouts/observations';
 import { validateTrajectory } from '../rollouts/trajectory-model';
 import type { CallscopeIndex } from './index';
@@ -31,14 +31,23 @@ export async function rolloutTrajectory(index: CallscopeIndex, runId: string, ke
     const checked = validateTrajectory(line.ng_trajectory);
     return respond('line', line.ng_trajectory, checked.ok ? [] : checked.problems.map((p) => p.message), null, line, opts);
   }
-  // As the collector: merge (payloads unless the line says images were redacted), then project.
-  if (run.captureDir && row.rollout_id !== null) {
-    await mergeCaptureIntoLine(line, [run.captureDir], !hasObservationGap(line, 'multimodal_history_redacted'));
-  }
+  // As the collector: merge with the served capture dir, then project. A run without one holds lines the collector
+  // already merged (their own ng_model_call_capture): only the projection is left to do.
+  if (run.captureDir && row.rollout_id !== null) await collectRolloutLine(line, [run.captureDir]);
+  else projectLine(line);
   if (!TRAJECTORY_KEYS.some((k) => k in line)) return respond('none', null, [], null, line);
-  const projected = attachTrajectoryRecord(line, line);
   const trajectory = isJsonObject(line.ng_trajectory) ? line.ng_trajectory : null;
-  return respond('projected', projected.ok ? trajectory : null, [], projected.error?.pythonClass ?? null, line, opts);
+  // A failed projection leaves no ng_trajectory and a trajectory_projection_failed gap with the exception's class.
+  return respond('projected', trajectory, [], trajectory ? null : projectionFailure(line), line, opts);
+}
+
+function projectionFailure(line: JsonObject): string {
+  for (const key of ['ng_model_call_capture', 'ng_agent_observations']) {
+    const gaps = isJsonObject(line[key]) ? (line[key] as JsonObject).gaps : undefined;
+    const failed = Array.isArray(gaps) ? gaps.find((g) => isJsonObject(g) && g.code === 'trajectory_projection_failed') : undefined;
+    if (isJsonObject(failed) && typeof failed.detail === 'string') return failed.detail;
+  }
+  return 'unknown';
 }
 
 function respond(

@@ -13,7 +13,10 @@ import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from './co
 export async function collectRolloutLine(line: JsonObject, captureDirs: string[]): Promise<boolean> {
   const includePayloads = !hasObservationGap(line, 'multimodal_history_redacted');
   const merged = await mergeCaptureIntoLine(line, captureDirs, includePayloads);
-  const projected = TRAJECTORY_KEYS.some((k) => k in line);
-  if (projected) attachTrajectoryRecord(line, line);
-  return merged.line !== null || projected;
+  return projectLine(line) !== null || merged.line !== null;
+}
+
+/** The projection step alone, when the line has any of the three keys (else null): its outcome. */
+export function projectLine(line: JsonObject): ReturnType<typeof attachTrajectoryRecord> | null {
+  return TRAJECTORY_KEYS.some((k) => k in line) ? attachTrajectoryRecord(line, line) : null;
 }

@@ -13,6 +13,7 @@ import { parseStrict } from '../capture/json';
 import { alignCalls } from './diff-align';
 import { diffJson, ignoreVolatile, type JsonDiff } from './diff-json';
 import { NONE, ShapeTable, type CallPayload, type CallShape } from './diff-shape';
+import type { ToolPair } from './diff-tools';
 
 /** One call as the diff needs it (the index's call columns). */
 export interface DiffCall {
@@ -65,6 +66,8 @@ export interface PairSummary {
   tokens_delta: number | null;
   /** b − a in latency (ms), alike. */
   latency_delta: number | null;
+  /** The tool calls each side's call asked for, aligned (diff-tools.ts); absent when neither rollout has a trajectory. */
+  tools?: ToolPair[];
 }
 
 export interface Divergence {

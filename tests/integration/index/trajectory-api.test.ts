@@ -51,8 +51,13 @@ beforeAll(async () => {
   }
   mkdirSync(path.join(dir, 'bare'));
   writeFileSync(path.join(dir, 'bare', 'rollouts.jsonl'), '{"_ng_task_index": 4, "_ng_rollout_index": 1, "reward": 1.0}\n');
+  // the collector's projection fails on a negative latency (spec §5.2): no trajectory, a gap naming the exception;
+  // its call has no call_index (the index places it by position rather than failing the file's ingest)
+  mkdirSync(path.join(dir, 'failing'));
+  const failing = { _ng_task_index: 5, _ng_rollout_index: 0, ng_model_call_capture: { rollout_id: '5-0', metrics: {}, calls: [{ model_call_id: 'x', latency_total_ms: -1 }] } };
+  writeFileSync(path.join(dir, 'failing', 'rollouts.jsonl'), JSON.stringify(failing) + '\n');
   index = await CallscopeIndex.open(
-    [{ path: raw, captureDir: captures }, { path: out }, { path: path.join(dir, 'oracle') }, { path: path.join(dir, 'bare') }],
+    [{ path: raw, captureDir: captures }, { path: out }, { path: path.join(dir, 'oracle') }, { path: path.join(dir, 'bare') }, { path: path.join(dir, 'failing') }],
     path.join(dir, 'idx'),
     { workers: 0 },
   );
@@ -109,6 +114,11 @@ describe('a line without ng_trajectory is projected as the collector would', () 
     const run = runOf('bare');
     const got = (await rolloutTrajectory(index, run, keysOf(run)[0], { includePayloads: false }))!;
     expect([got.source, got.trajectory, got.observations]).toEqual(['none', null, null]);
+  });
+
+  it('a projection that fails answers projected with no trajectory and the exception class', async () => {
+    const got = (await rolloutTrajectory(index, runOf('failing'), keysOf(runOf('failing'))[0], { includePayloads: false }))!;
+    expect([got.source, got.trajectory, got.projection_error]).toEqual(['projected', null, 'ValidationError']);
   });
 
   it('an unknown rollout or run is null (a 404 for the route)', async () => {
