@@ -17,12 +17,38 @@ export interface TrajectoryOptions {
   includePayloads: boolean;
 }
 
-/** Null for an unknown run or rollout. */
+// The last few answers without payloads, keyed by what they are computed from (the line's span, the rollout's
+// call aggregates, which move whenever its capture changes): a large trajectory takes about a second to read,
+// validate and project, and the rollout page, its tool call pages and the diff each ask for it. Callers must not
+// change an answer. Shared by every module instance (the Next routes and serve's own).
+const KEPT = 4;
+const CACHE = Symbol.for('callscope.trajectoryCache');
+const cache = (): Map<string, TrajectoryResponse> => ((globalThis as { [CACHE]?: Map<string, TrajectoryResponse> })[CACHE] ??= new Map());
+
+/** Null for an unknown run or rollout. The answer may be shared: do not change it. */
 export async function rolloutTrajectory(index: CallscopeIndex, runId: string, key: string, opts: TrajectoryOptions): Promise<TrajectoryResponse | null> {
   const run = index.runSource(runId);
   const row = index.rollout(runId, key);
   if (!run || !row) return null;
   const span = index.lineLocation(runId, key);
+  if (opts.includePayloads) return compute(run.captureDir, row.rollout_id, span, opts);
+  const stamp = [runId, key, span?.path, span?.start, span?.length, row.num_calls, row.tokens_total, row.latency_sum, row.errors, row.marker, row.unreadable].join('\u0000');
+  const kept = cache();
+  const hit = kept.get(stamp);
+  if (hit) {
+    kept.delete(stamp);
+    kept.set(stamp, hit);
+    return hit;
+  }
+  const answer = await compute(run.captureDir, row.rollout_id, span, opts);
+  kept.set(stamp, answer);
+  if (kept.size > KEPT) kept.delete(kept.keys().next().value!);
+  return answer;
+}
+
+async function compute(
+  captureDir: string | null, rolloutId: string | null, span: { path: string; start: number; length: number } | null, opts: TrajectoryOptions,
+): Promise<TrajectoryResponse> {
   // A rollout without a line (a capture file alone) is no collector row: there is nothing to project from.
   const line = span ? await readRolloutLine(span.path, span.start, span.length).catch(() => null) : null;
   if (!line) return respond('none', null, [], null, null);
@@ -33,7 +59,7 @@ export async function rolloutTrajectory(index: CallscopeIndex, runId: string, ke
   }
   // As the collector: merge with the served capture dir, then project. A run without one holds lines the collector
   // already merged (their own ng_model_call_capture): only the projection is left to do.
-  if (run.captureDir && row.rollout_id !== null) await collectRolloutLine(line, [run.captureDir]);
+  if (captureDir && rolloutId !== null) await collectRolloutLine(line, [captureDir]);
   else projectLine(line);
   if (!TRAJECTORY_KEYS.some((k) => k in line)) return respond('none', null, [], null, line);
   const trajectory = isJsonObject(line.ng_trajectory) ? line.ng_trajectory : null;
