@@ -134,7 +134,7 @@ describe('task groups', () => {
     try {
       const seen: number[] = [];
       let cursor: string | undefined;
-      let means: number[] = [];
+      const means: number[] = [];
       do {
         const page = index.tasks('x_rollouts', { sort: 'reward_mean', order: 'desc', limit: 7, cursor })!;
         seen.push(...page.agents[0].tasks.map((t) => t.task_index));
