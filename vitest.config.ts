@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -15,7 +14,5 @@ export default defineConfig({
     hookTimeout: 600_000,
     // Browser tests poll for what a user waits for; a loaded 2-core machine can take seconds to render.
     expect: { poll: { timeout: 15_000, interval: 100 } },
-    // server-only throws outside a React server environment; tests import the real modules.
-    alias: { 'server-only': path.resolve(import.meta.dirname, 'tests/support/server-only.ts') },
   },
 });

@@ -72,7 +72,8 @@ export function useFetched<T>(url: string | null, parse: (text: string) => T, op
       live = false;
       abort?.abort();
     };
-  }, [url, shared]); // `parse` is a module-level function
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `parse` is a module-level function; callers that pass one inline must not refetch on every render
+  }, [url, shared]);
   return state;
 }
 

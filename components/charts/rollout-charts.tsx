@@ -22,9 +22,11 @@ export interface RolloutChartsProps {
  */
 export function RolloutCharts({ run, rollout, columns, shown = 3 }: RolloutChartsProps) {
   const router = useRouter();
-  const tokens = useMemo(() => (shown > 0 ? tokenSeries(columns) : null), [columns, shown > 0]);
-  const latency = useMemo(() => (shown > 1 ? latencySeries(columns) : null), [columns, shown > 1]);
-  const context = useMemo(() => (shown > 2 ? contextSeries(columns) : null), [columns, shown > 2]);
+  // Each series is computed once its chart is shown, not again as more are.
+  const [drawTokens, drawLatency, drawContext] = [shown > 0, shown > 1, shown > 2];
+  const tokens = useMemo(() => (drawTokens ? tokenSeries(columns) : null), [columns, drawTokens]);
+  const latency = useMemo(() => (drawLatency ? latencySeries(columns) : null), [columns, drawLatency]);
+  const context = useMemo(() => (drawContext ? contextSeries(columns) : null), [columns, drawContext]);
   const colorOf = useCallback(
     (key: string) => {
       const group = key.startsWith('server:') ? Number(key.slice(7)) : undefined;

@@ -1,13 +1,16 @@
 'use client';
 
+import type { ComponentType } from 'react';
 import type { ArrayRun, JsonDiff } from '@/lib/rollouts/diff-json';
 import { DiffValue } from './diff-value';
 import { Fold } from './fold';
-import { JsonDiffView } from './json-diff-view';
+
+/** How a changed item's own diff is drawn: JsonDiffView, which draws this view (passed in, not imported: no cycle). */
+type Nested = ComponentType<{ diff: JsonDiff }>;
 
 const span = (from: number, count: number) => (count === 1 ? `${from}` : `${from}–${from + count - 1}`);
 
-function Run({ r }: { r: ArrayRun }) {
+function Run({ r, Nested }: { r: ArrayRun; Nested: Nested }) {
   if (r.op === 'same') {
     const label = `${r.count} item${r.count === 1 ? '' : 's'} unchanged${r.b_values ? ' (ids and timestamps aside)' : ''} · a[${span(r.a_index, r.count)}] = b[${span(r.b_index, r.count)}]`;
     return (
@@ -29,7 +32,7 @@ function Run({ r }: { r: ArrayRun }) {
           a[{r.a_index}] → b[{r.b_index}]
         </p>
         <div className="border-l border-warn/50 pl-3">
-          <JsonDiffView diff={r.diff} />
+          <Nested diff={r.diff} />
         </div>
       </div>
     );
@@ -51,14 +54,14 @@ function Run({ r }: { r: ArrayRun }) {
 }
 
 /** An array diff's runs in order: unchanged runs (a conversation's shared history) folded with their length. */
-export function ArrayDiffView({ diff }: { diff: Extract<JsonDiff, { op: 'array' }> }) {
+export function ArrayDiffView({ diff, Nested }: { diff: Extract<JsonDiff, { op: 'array' }>; Nested: Nested }) {
   return (
     <div className="space-y-1.5">
       <p className="text-xs text-muted">
         {diff.a_length} item{diff.a_length === 1 ? '' : 's'} in a, {diff.b_length} in b
       </p>
       {diff.runs.map((r) => (
-        <Run key={`${r.op}-${r.a_index}-${r.b_index}`} r={r} />
+        <Run key={`${r.op}-${r.a_index}-${r.b_index}`} r={r} Nested={Nested} />
       ))}
     </div>
   );

@@ -82,7 +82,7 @@ export function JsonDiffView({ diff }: { diff: JsonDiff }) {
     case 'object':
       return <ObjectDiffView entries={diff.entries} />;
     case 'array':
-      return <ArrayDiffView diff={diff} />;
+      return <ArrayDiffView diff={diff} Nested={JsonDiffView} />;
     case 'text':
       return <TextDiffView runs={diff.runs} />;
   }

@@ -89,7 +89,8 @@ export function JsonTree({ value, basePointer, target, label }: { value: unknown
   };
   useEffect(() => {
     if (target) reveal(target, true);
-  }, [target]); // only when the URL names a new node, not on every toggle
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only when the URL names a new node, not on every toggle (`reveal` is new each render)
+  }, [target]);
   useEffect(() => {
     if (!pendingScroll.current) return;
     // The rows that hold the target arrive a render after the reveal; wait for them.

@@ -1,5 +1,5 @@
-// The API's typed errors, without Next: shared by the route wrapper (errors.ts) and the routes `serve`
-// answers from node:http itself (lib/server/direct-routes.ts), so both give the same statuses and bodies.
+// The API's typed errors, without Next: answer.ts's errorAnswer turns them into the one error answer that the Next
+// route wrapper (errors.ts) and the routes `serve` answers from node:http (lib/server/direct-routes.ts) both send.
 import { z } from 'zod';
 
 export const ERROR_CODES = {

@@ -9,31 +9,10 @@ import { RENDERERS } from './dialects';
 import type { Usage } from './dialect-shared';
 import type { Rng } from './random';
 import { failureLine, rolloutLine } from './rollout-line';
+import type { RolloutSpec } from './rollout-spec';
 import type { JudgeRecord, ModelServer, Scenario } from './scenario';
 
-export interface RolloutSpec {
-  scenario: Scenario;
-  taskIndex: number;
-  rolloutIndex: number;
-  /** Resume retries: 1 for the first retry (`-a1`), 0 otherwise. */
-  attempt: number;
-  /** An explicit rollout id (captures made outside the collector, e.g. through `callscope proxy`). */
-  rolloutId?: string;
-  /** Unix seconds. */
-  startAt: number;
-  /** Exactly this many model calls (benchmark corpora); the task's natural length otherwise. */
-  calls?: number;
-  /** Faults forced before the successful call of a policy turn, by turn index. */
-  faults?: Record<number, CallFault[]>;
-  /** Probability that a policy turn first meets a provider fault (natural length only). */
-  faultRate?: number;
-  /** The attempt dies of an infrastructure failure after this many policy turns (a failures-file row). */
-  failAfterTurns?: number;
-  /** The agent never reaches a model (its sandbox failed to start). */
-  noCalls?: boolean;
-  success?: boolean;
-  streaming?: boolean;
-}
+export type { RolloutSpec } from './rollout-spec';
 
 export interface SimulatedRollout {
   rolloutId: string;

@@ -351,8 +351,14 @@ export function readBatch(db: Database.Database, runNo: number, b: number, shift
       let sums = tasks.get(t);
       if (!sums) tasks.set(t, (sums = { t, n: 0, tokSum: 0, tokN: 0, rewSum: 0, rewN: 0 }));
       sums.n++;
-      if (tok !== null) (sums.tokSum += tok), sums.tokN++;
-      if (rew !== null) (sums.rewSum += rew), sums.rewN++;
+      if (tok !== null) {
+        sums.tokSum += tok;
+        sums.tokN++;
+      }
+      if (rew !== null) {
+        sums.rewSum += rew;
+        sums.rewN++;
+      }
     }
     if (gapText) for (const g of JSON.parse(gapText) as { code: string }[]) gaps.set(g.code, (gaps.get(g.code) ?? 0) + 1);
   }

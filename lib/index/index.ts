@@ -12,8 +12,8 @@ import type { IngestOptions } from './parallel';
 import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries';
 import { ROLLOUT_INDEXES, dropRolloutIndexes, migrate } from './schema';
 import { CompareCache, compareRuns, type Comparison } from './compare';
-import { TaskCache, type TaskPage, type TaskPageQuery } from './tasks';
-import type { AgentTasks, TaskGroup } from '../rollouts/task-groups';
+import { TaskCache, taskPage, type TaskPage, type TaskPageQuery } from './tasks';
+import { bestFirst, bestOf, type AgentTasks, type TaskGroup } from '../rollouts/task-groups';
 import { taskChanges, type PairBy, type TaskChanges } from '../rollouts/task-changes';
 import { callBody, callsOfRollout, locateCall, readCaptureCalls, readRolloutLine, trajectoryPayloads, type CallBody } from './payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
@@ -399,21 +399,18 @@ export class CallscopeIndex extends EventEmitter {
   }
 
   /**
-   * The best other rollout of the same task in the run (what "diff with…" offers): the highest reward, a persisted
-   * rollout before a failed attempt, then the lowest rollout index; null for a rollout without a task index or alone.
+   * The best other rollout of the same task in the run, persisted or a failed attempt, any agent (what "diff with…"
+   * offers; lib/rollouts/task-groups.ts byBest); null for a rollout without a task index or alone.
    */
   bestOfTask(runId: string, key: string): { key: string; reward: number | null } | null {
     const run = this.runSource(runId);
     const row = this.rollout(runId, key);
     if (!run || !row || row.task_index === null) return null;
-    return (
-      (this.db
-        .prepare(
-          `SELECT key, reward FROM rollouts WHERE run_no = ? AND task_index = ? AND pk != ?
-           ORDER BY reward IS NULL, reward DESC, failure_class IS NOT NULL, IFNULL(rollout_index, 0), IFNULL(attempt, 0) DESC, key LIMIT 1`,
-        )
-        .get(run.no, row.task_index, row.pk) as { key: string; reward: number | null } | undefined) ?? null
-    );
+    const others = this.db
+      .prepare('SELECT key, reward, failure_class, rollout_index, attempt FROM rollouts WHERE run_no = ? AND task_index = ? AND pk != ?')
+      .all(run.no, row.task_index, row.pk) as { key: string; reward: number | null; failure_class: string | null; rollout_index: number | null; attempt: number | null }[];
+    const best = bestOf(others.map((r) => ({ key: r.key, reward: r.reward, failed: r.failure_class !== null, order: r.rollout_index ?? 0, attempt: r.attempt ?? 0 })));
+    return best && { key: best.key, reward: best.reward };
   }
 
   private attemptsOf(runNo: number, row: RolloutRow): RolloutDetail['attempts'] {
@@ -522,26 +519,23 @@ export class CallscopeIndex extends EventEmitter {
 
   /** A page of a run's task groups (lib/index/tasks.ts); null for an unknown run. */
   tasks(runId: string, query: TaskPageQuery): TaskPage | null {
-    const run = this.runSource(runId);
-    if (!run) return null;
-    const version = this.taskVersion(run.no, run.id) ?? `live:${Date.now()}:${Math.random()}`;
-    return this.taskCache.page(this.db, run.no, version, query);
+    const groups = this.taskGroups(runId);
+    return groups && taskPage(groups, query);
   }
 
   /** Every agent's task groups of a run, whole (compare's changed tasks); null for an unknown run. */
   taskGroups(runId: string): AgentTasks[] | null {
     const run = this.runSource(runId);
     if (!run) return null;
-    return this.taskCache.groups(this.db, run.no, this.taskVersion(run.no, run.id) ?? `live:${Date.now()}:${Math.random()}`);
+    return this.taskCache.groups(this.db, run.no, this.taskVersion(run.no, run.id));
   }
 
   /**
-   * One task of one agent ('' for lines without agent_ref): its group, its rollouts best to worst (reward, then
-   * rollout index) with each one's requested tool calls, and the sidecar's failure rows of the task. Null when the
-   * run or the task is unknown.
+   * One task of one agent ('' for lines without agent_ref): its group, its rollouts best first (bestFirst) with each
+   * one's requested tool calls, and the sidecar's failure rows of the task. Null when the run or the task is unknown.
+   * `groups`: the run's groups when the caller has them already (one build per request while a pass runs).
    */
-  task(runId: string, agent: string, taskIndex: number): TaskDetail | null {
-    const groups = this.taskGroups(runId);
+  task(runId: string, agent: string, taskIndex: number, groups = this.taskGroups(runId)): TaskDetail | null {
     const run = this.runSource(runId);
     const group = groups?.find((a) => (a.agent ?? '') === agent)?.tasks.find((t) => t.task_index === taskIndex);
     if (!run || !group) return null;
@@ -551,8 +545,8 @@ export class CallscopeIndex extends EventEmitter {
          FROM rollouts WHERE run_no = ? AND key IN (SELECT value FROM json_each(?))`,
       )
       .all(run.no, JSON.stringify(group.rollout_ids)) as (RolloutRow & { tool_calls_requested: number | null })[];
-    const place = new Map(group.rollout_ids.map((k, i) => [k, i]));
-    rows.sort((a, b) => (b.reward ?? -Infinity) - (a.reward ?? -Infinity) || place.get(a.key)! - place.get(b.key)!);
+    const place = new Map(bestFirst(group).map((k, i) => [k, i]));
+    rows.sort((a, b) => place.get(a.key)! - place.get(b.key)!);
     const failures = this.db
       .prepare(
         `SELECT r.key, r.rollout_index, r.attempt, r.failure_class FROM rollouts r JOIN files f ON f.id = r.line_file

@@ -1,9 +1,17 @@
 // One ingest job (a group of capture files, or a slice of a rollouts file) read and scanned: the pure part of
 // ingest, run by an ingest worker (ingest-worker.ts) or, while it would otherwise wait, by the main thread
 // itself (parallel.ts, OrderedJobs). A worker packs the calls for its message; the main thread keeps them.
-import { CALL_WIDTH, packCalls, readCaptureFile } from './capture-read';
-import type { JobResult, WorkerJob } from './parallel';
-import { readRolloutsSlice } from './rollouts-read';
+import { CALL_WIDTH, packCalls, readCaptureFile, type CaptureRead, type FileState, type PackedCalls } from './capture-read';
+import { readRolloutsSlice, type RolloutsSlice } from './rollouts-read';
+
+export type WorkerJob =
+  | { kind: 'capture'; files: { file: string; state: FileState }[] }
+  | { kind: 'rollouts'; file: string; from: number; to: number; size: number; atLineStart: boolean; countCalls: boolean };
+/**
+ * Capture reads from a worker come with the job's calls packed, in order (each read's `calls` emptied); from a job
+ * run in-thread, unpacked (`calls` null, each read's own).
+ */
+export type JobResult = { kind: 'capture'; reads: CaptureRead[]; calls: PackedCalls | null; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
 
 export function runJob(job: WorkerJob, pack: boolean): JobResult {
   if (job.kind === 'capture') {

@@ -12,9 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { tsWorker } from '../util/ts-worker';
-import { runJob } from './ingest-job';
-import type { CaptureRead, FileState, PackedCalls } from './capture-read';
-import type { RolloutsSlice } from './rollouts-read';
+import { runJob, type JobResult, type WorkerJob } from './ingest-job';
 
 export interface IngestOptions {
   /** Worker threads for a large pass (0: never). Default: CALLSCOPE_INGEST_WORKERS, else one fewer than the cores (at most 4). */
@@ -52,15 +50,6 @@ export function workerCount(options: IngestOptions): number {
   // measured slower (a 2-core machine with 2 workers, against one thread).
   return Math.max(0, Math.min(availableParallelism() - 1, 4));
 }
-
-export type WorkerJob =
-  | { kind: 'capture'; files: { file: string; state: FileState }[] }
-  | { kind: 'rollouts'; file: string; from: number; to: number; size: number; atLineStart: boolean; countCalls: boolean };
-/**
- * Capture reads from a worker come with the job's calls packed, in order (each read's `calls` emptied); from a job
- * run in-thread, unpacked (`calls` null, each read's own).
- */
-export type JobResult = { kind: 'capture'; reads: CaptureRead[]; calls: PackedCalls | null; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
 
 interface Slot {
   worker: Worker;

@@ -87,22 +87,19 @@ export async function readTaskGroupsInBackground(db: Database.Database, runNo: n
 }
 
 /**
- * Keeps each run's groups until the run's version moves (the index bumps it on every change), and the last few
- * sorted and filtered orders of them: over 100k tasks a sort costs more than the page it serves.
+ * Keeps each run's groups until the run's version moves (the index bumps it on every change). A null version (a
+ * pass over the run is under way) builds the groups and keeps nothing: the caller holds them for its request.
  */
 export class TaskCache {
-  private readonly runs = new Map<number, { version: string; agents: AgentTasks[]; orders: Map<string, TaskGroup[][]> }>();
+  private readonly runs = new Map<number, { version: string; agents: AgentTasks[] }>();
 
-  private run(db: Database.Database, runNo: number, version: string) {
+  groups(db: Database.Database, runNo: number, version: string | null): AgentTasks[] {
+    if (version === null) return readTaskGroups(db, runNo);
     const kept = this.runs.get(runNo);
-    if (kept && kept.version === version) return kept;
-    const fresh = { version, agents: readTaskGroups(db, runNo), orders: new Map<string, TaskGroup[][]>() };
-    this.runs.set(runNo, fresh);
-    return fresh;
-  }
-
-  groups(db: Database.Database, runNo: number, version: string): AgentTasks[] {
-    return this.run(db, runNo, version).agents;
+    if (kept && kept.version === version) return kept.agents;
+    const agents = readTaskGroups(db, runNo);
+    this.runs.set(runNo, { version, agents });
+    return agents;
   }
 
   /** The run's groups when they are built for this version, else null (nothing is read). */
@@ -119,20 +116,7 @@ export class TaskCache {
     const version = current();
     if (version === null || this.runs.get(runNo)?.version === version) return;
     const agents = await readTaskGroupsInBackground(db, runNo, () => !db.open || current() !== version);
-    if (agents && current() === version) this.runs.set(runNo, { version, agents, orders: new Map() });
-  }
-
-  page(db: Database.Database, runNo: number, version: string, q: TaskPageQuery): TaskPage {
-    const run = this.run(db, runNo, version);
-    const { limit: _limit, cursor: _cursor, ...order } = q;
-    const key = JSON.stringify(order);
-    let lists = run.orders.get(key);
-    if (!lists) {
-      lists = orderedLists(chosenAgents(run.agents, q), q);
-      if (run.orders.size >= 8) run.orders.delete(run.orders.keys().next().value as string);
-      run.orders.set(key, lists);
-    }
-    return taskPage(run.agents, q, lists);
+    if (agents && current() === version) this.runs.set(runNo, { version, agents });
   }
 }
 
@@ -191,13 +175,34 @@ function orderedLists(agents: AgentTasks[], q: TaskPageQuery): TaskGroup[][] {
 }
 
 /**
+ * The last few sorted and filtered orders of a run's groups, kept with the groups themselves: over 100k tasks a sort
+ * costs more than the page it serves. Groups the cache keeps keep their orders; groups built for one request (during
+ * a pass) take theirs with them.
+ */
+const orders = new WeakMap<AgentTasks[], Map<string, TaskGroup[][]>>();
+
+function orderedListsOf(agents: AgentTasks[], q: TaskPageQuery): TaskGroup[][] {
+  let kept = orders.get(agents);
+  if (!kept) orders.set(agents, (kept = new Map()));
+  const { limit: _limit, cursor: _cursor, ...order } = q;
+  const key = JSON.stringify(order);
+  let lists = kept.get(key);
+  if (!lists) {
+    lists = orderedLists(chosenAgents(agents, q), q);
+    if (kept.size >= 8) kept.delete(kept.keys().next().value as string);
+    kept.set(key, lists);
+  }
+  return lists;
+}
+
+/**
  * One page of task rows: the agents (one, with `agent`; '' names the agent-less lines) in order, each with its
  * headline metrics and the counts of its tasks; the page takes `limit` tasks from the agents' sorted, filtered lists
  * one after the other.
  */
-export function taskPage(agents: AgentTasks[], q: TaskPageQuery, lists?: TaskGroup[][]): TaskPage {
+export function taskPage(agents: AgentTasks[], q: TaskPageQuery): TaskPage {
   const chosen = chosenAgents(agents, q);
-  const ordered = lists ?? orderedLists(chosen, q);
+  const ordered = orderedListsOf(agents, q);
   let skip = decodeCursor(q.cursor);
   let room = q.limit;
   let seen = 0;

@@ -2,14 +2,10 @@
 // `_call_aggregate_metrics`): a JSON array with one entry per agent, `{agent_ref: {name}, agent_metrics, key_metrics,
 // group_level_metrics}`. Read as the file has it and set beside callscope's figures for the same keys, so a user sees
 // where they agree and where they do not (the file is written once at the end of a collection: rollouts appended
-// after it, or a resumed run, make it stale).
-import 'server-only';
-import { promises as fsp } from 'node:fs';
+// after it, or a resumed run, make it stale). The file is read by lib/index/aggregate-metrics-file.ts; this module
+// only parses its text and compares.
 import { pySum } from './pass-at-k';
 import type { AgentTasks } from './task-groups';
-
-/** Past this size the file is not parsed (it holds every task's input row as `sample`). */
-const MAX_BYTES = 256 * 1024 * 1024;
 
 export interface AggregateTask {
   task_index: number;
@@ -32,25 +28,11 @@ export type AggregateFile =
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-const cache = new Map<string, { key: string; value: AggregateFile }>();
-
-/** The file's agents, or why it cannot be read (the problem names the file and what is wrong). */
-export async function readAggregateMetrics(file: string): Promise<AggregateFile> {
-  const st = await fsp.stat(file).catch(() => null);
-  if (!st) return { ok: false, file, problem: `${file}: cannot be read` };
-  const key = `${st.size}:${st.mtimeMs}`;
-  const kept = cache.get(file);
-  if (kept?.key === key) return kept.value;
-  const value = await parse(file, st.size, st.mtimeMs);
-  cache.set(file, { key, value });
-  return value;
-}
-
-async function parse(file: string, size: number, mtimeMs: number): Promise<AggregateFile> {
-  if (size > MAX_BYTES) return { ok: false, file, problem: `${file}: ${Math.round(size / 1048576)} MB, too large to read here` };
+/** The file's agents from its text, or why they cannot be read (the problem names the file and what is wrong). */
+export function parseAggregateMetrics(text: string, file: string, mtimeMs: number): AggregateFile {
   let data: unknown;
   try {
-    data = JSON.parse(await fsp.readFile(file, 'utf8'));
+    data = JSON.parse(text);
   } catch (err) {
     return { ok: false, file, problem: `${file}: not JSON (${(err as Error).message})` };
   }

@@ -1,7 +1,7 @@
 // What regressed between two runs over the same tasks (checkpoints, models): each task's pass@1 (NeMo Gym's
 // definition, pass-at-k.ts) in run A and run B, paired by task index or by what names the task, the tasks whose
 // pass@1 changed sorted by the change, and which crossed between solved (some reward above 0) and unsolved.
-import type { AgentTasks, TaskGroup } from './task-groups';
+import { bestFirst, type AgentTasks, type TaskGroup } from './task-groups';
 
 export type PairBy = 'index' | 'task';
 
@@ -9,7 +9,7 @@ export interface TaskSide {
   task_index: number;
   pass_at_1: number;
   rewards: number[];
-  /** The key of its best rollout (highest reward, then lowest rollout index): what a diff opens. */
+  /** The key of its best rollout (task-groups.ts bestFirst): what a diff opens. */
   best: string;
 }
 
@@ -35,9 +35,7 @@ export interface TaskChanges {
 }
 
 function side(t: TaskGroup): TaskSide {
-  let best = 0;
-  for (let i = 1; i < t.rewards.length; i++) if (t.rewards[i] > t.rewards[best]) best = i;
-  return { task_index: t.task_index, pass_at_1: t['pass@k']['1'], rewards: t.rewards, best: t.rollout_ids[best] };
+  return { task_index: t.task_index, pass_at_1: t['pass@k']['1'], rewards: t.rewards, best: bestFirst(t)[0] };
 }
 
 /** Tasks by their pairing key; a key two tasks share cannot pair (counted as unpairable). */

@@ -123,6 +123,48 @@ export function sharedPrefix(names: (string | null)[]): string {
   return cut >= 24 ? prefix.slice(0, cut + 1) : '';
 }
 
+/**
+ * A rollout as "best" ranks it: `failed` for a failure row of the sidecar, `order` its place in rollout order (the
+ * rollout index, or its position in a group's rollout_ids), `attempt` 0 when the line has none.
+ */
+export interface RolloutRank {
+  key: string;
+  reward: number | null;
+  failed: boolean;
+  order: number;
+  attempt: number;
+}
+
+/**
+ * What "best" means for a task's rollouts, everywhere (a task's rollouts best first, the rollout page's "diff with
+ * the best of its task", a changed task's link): the highest reward (unknown last), a persisted rollout before a failed
+ * attempt, the earliest in rollout order, the latest attempt, then the key.
+ */
+export function byBest(a: RolloutRank, b: RolloutRank): number {
+  if (a.reward !== b.reward) {
+    if (a.reward === null) return 1;
+    if (b.reward === null) return -1;
+    return b.reward - a.reward;
+  }
+  if (a.failed !== b.failed) return a.failed ? 1 : -1;
+  return a.order - b.order || b.attempt - a.attempt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/** The best of some rollouts (byBest); null for none. */
+export function bestOf<T extends RolloutRank>(rollouts: T[]): T | null {
+  let best: T | null = null;
+  for (const r of rollouts) if (best === null || byBest(r, best) < 0) best = r;
+  return best;
+}
+
+/** A group's rollout keys, best first (byBest over its rewards and rollout order). */
+export function bestFirst(t: TaskGroup): string[] {
+  return t.rollout_ids
+    .map((key, i): RolloutRank => ({ key, reward: t.rewards[i], failed: false, order: i, attempt: 0 }))
+    .sort(byBest)
+    .map((r) => r.key);
+}
+
 const failureKey = (agent: string | null, task: number | null) => `${agent ?? ''}\u0000${task ?? ''}`;
 
 /**

@@ -1,10 +1,8 @@
-import { NextResponse } from 'next/server';
+import { runsEndpoint } from '@/lib/api/endpoints/runs';
 import { handle } from '@/lib/api/errors';
+import { webResponse } from '@/lib/api/web-answer';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = handle(async () => {
-  const { index } = await getInstance();
-  return NextResponse.json({ runs: index.listRuns() });
-});
+export const GET = handle(async () => webResponse(runsEndpoint((await getInstance()).index)));

@@ -12,11 +12,11 @@ const write = (file: string, text: string) => {
   mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
   writeFileSync(path.join(root, file), text);
 };
-const mainSource = (code: number) => `import { code } from './code';\nexport async function main(argv: string[]): Promise<number> { return argv.length + code; }\n`;
+const MAIN_SOURCE = `import { code } from './code';\nexport async function main(argv: string[]): Promise<number> { return argv.length + code; }\n`;
 
 beforeEach(() => {
   root = mkdtempSync(path.join(os.tmpdir(), 'callscope-bundle-'));
-  write('lib/cli/main.ts', mainSource(0));
+  write('lib/cli/main.ts', MAIN_SOURCE);
   write('lib/cli/code.ts', 'export const code: number = 10;\n');
 });
 afterEach(async () => {

@@ -4,8 +4,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/index';
+import { loadTasksPage } from '../../../lib/index/tasks-page';
+import { bestFirst } from '../../../lib/rollouts/task-groups';
+import { taskChanges } from '../../../lib/rollouts/task-changes';
 import { passMajorityMetrics } from '../../../lib/rollouts/pass-at-k';
 import { writeGymEvalRun } from '../../support/results-dir';
 
@@ -134,7 +137,7 @@ describe('task groups', () => {
     try {
       const seen: number[] = [];
       let cursor: string | undefined;
-      let means: number[] = [];
+      const means: number[] = [];
       do {
         const page = index.tasks('x_rollouts', { sort: 'reward_mean', order: 'desc', limit: 7, cursor })!;
         seen.push(...page.agents[0].tasks.map((t) => t.task_index));
@@ -199,6 +202,64 @@ describe('task groups', () => {
       expect(next.pass_at_k.map((p) => p.pending)).toEqual([false, false]);
       expect(next.task_changes!.changes.map((c) => [c.a.task_index, c.delta])).toEqual([[0, 50]]);
     } finally {
+      index.close();
+    }
+  });
+});
+
+describe('one best rollout, one set of groups per request', () => {
+  it("a task's best is the same everywhere: its rollouts best first, the rollout page's best other, a changed task's link", async () => {
+    // Task 0 by rollout index: rewards [0, 1, 1, 0]; the sidecar's failed attempt of rollout 0 also got reward 1.
+    const main = [line(0, 3, 0), line(0, 1, 1), line(0, 0, 0), line(0, 2, 1), line(1, 0, 0), line(1, 1, 0)];
+    const failures = [line(0, 0, 1, 'math_simple_agent', { _ng_failure_class: 'agent_error' })];
+    const index = await tasksOf('best', (d) => {
+      writeFileSync(path.join(d, 'x_rollouts.jsonl'), main.join(''));
+      writeFileSync(path.join(d, 'x_rollouts_failures.jsonl'), failures.join(''));
+    });
+    try {
+      const detail = index.task('x_rollouts', 'math_simple_agent', 0)!;
+      // the highest reward, then the lowest rollout index; ties of reward keep rollout order
+      expect(detail.rollouts.map((r) => r.key)).toEqual(['0-1', '0-2', '0-0', '0-3']);
+      expect(bestFirst(detail.group)).toEqual(['0-1', '0-2', '0-0', '0-3']);
+      // the best other rollout: a persisted one before the failed attempt of the same reward and a lower index
+      expect(index.bestOfTask('x_rollouts', '0-0')).toEqual({ key: '0-1', reward: 1 });
+      expect(index.bestOfTask('x_rollouts', '0-2')).toEqual({ key: '0-1', reward: 1 });
+      expect(index.bestOfTask('x_rollouts', '0-1')).toEqual({ key: '0-2', reward: 1 }); // never itself
+      const failed = index.listRollouts('x_rollouts', { sort: 'rollout', order: 'asc', limit: 100 })!.rollouts.find((r) => r.failure_class !== null)!;
+      expect(index.bestOfTask('x_rollouts', failed.key)).toEqual({ key: '0-1', reward: 1 });
+      // a changed task links to its best rollout on each side
+      const [a] = index.taskGroups('x_rollouts')!;
+      const worse = { ...a, tasks: a.tasks.map((t) => ({ ...t, 'pass@k': { ...t['pass@k'], 1: 0 } })) };
+      const change = taskChanges(worse, a, 'index').changes.find((c) => c.a.task_index === 0)!;
+      expect(change.b.best).toBe('0-1');
+    } finally {
+      index.close();
+    }
+  });
+
+  it('while a pass is under way the groups are built for each read and kept by none; the Tasks page reads them once', async () => {
+    const index = await tasksOf('live', (d) => writeGymEvalRun(d, 'x_rollouts', fixture('anyswe_claude_code.jsonl'), { failures: true }));
+    try {
+      const kept = index.taskGroups('x_rollouts');
+      expect(index.taskGroups('x_rollouts')).toBe(kept); // a ready run: built once, kept
+      // A pass over the run is under way: the index has no version of its groups to keep them by.
+      vi.spyOn(index as unknown as { taskVersion: () => string | null }, 'taskVersion').mockReturnValue(null);
+      const first = index.taskGroups('x_rollouts');
+      const second = index.taskGroups('x_rollouts');
+      expect(first).not.toBe(second);
+      expect(second).toEqual(first);
+      expect(first).toEqual(kept);
+      const reads = vi.spyOn(index, 'taskGroups');
+      const data = (await loadTasksPage(index, 'x_rollouts', { sort: 'reward_mean', order: 'desc' }, 0, 100))!;
+      expect(reads).toHaveBeenCalledTimes(1);
+      // the open task, the sections and the figures all come from that one read
+      const [section] = data.sections;
+      expect(data.detail!.group).toBe(section.agent.tasks.find((t) => t.task_index === 0));
+      expect(data.detail!.rollouts.map((r) => r.key)).toEqual(bestFirst(data.detail!.group));
+      expect(data.detail!.failures).toHaveLength(1);
+      expect(section.agent.tasks.reduce((n, t) => n + t.rollouts, 0)).toBe(5);
+    } finally {
+      vi.restoreAllMocks();
       index.close();
     }
   });

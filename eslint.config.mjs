@@ -1,0 +1,42 @@
+// The checks that keep the code's shape (`npm run lint`, which .ci/run runs before the tests): no import cycles,
+// React's rules of hooks, and the recommended JavaScript and TypeScript rules the code already keeps. Types are
+// tsc's; formatting is prettier's (.prettierrc), so no style rules here.
+import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['tests/fixtures/', 'node_modules/', '.next/', '.callscope/', '.ci/', 'native/build/', 'dist/', 'reports/', 'next-env.d.ts'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    plugins: { 'import-x': importX },
+    // import-x reads only the modules its settings name: TypeScript's too, or it finds no cycle through them.
+    settings: { ...importX.flatConfigs.typescript.settings, 'import-x/resolver-next': [createTypeScriptImportResolver()] },
+    rules: {
+      'import-x/no-cycle': 'error',
+      // The format code matches control characters on purpose (JSON escapes, SSE and header checks).
+      'no-control-regex': 'off',
+      // A leading underscore names what is dropped on purpose (a destructured field, an unused parameter).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true }],
+    },
+  },
+  {
+    files: ['**/*.{js,mjs}'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },
+  },
+  {
+    files: ['app/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
+  },
+  {
+    // The benchmarks read the server's answers untyped; issue 19 splits them into a shared library first.
+    files: ['scripts/bench-*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);

@@ -1,2 +1,0 @@
-// Stands in for the 'server-only' guard when lib modules are imported by vitest (a Node process).
-export {};
