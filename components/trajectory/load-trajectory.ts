@@ -1,5 +1,3 @@
-import 'server-only';
-
 // The trajectory as the rollout, tool call and invocation pages load it (lib/index/trajectory.ts, as the API does),
 // for rollouts whose indexed summary shows an agent trajectory (invocations, tool calls, turns, compactions or
 // sandbox runs). A trajectory of captured calls alone is what the call timeline already shows, and projecting it
