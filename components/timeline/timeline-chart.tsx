@@ -1,9 +1,7 @@
 'use client';
 
-import { Maximize2, ZoomIn, ZoomOut } from 'lucide-react';
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Button } from '@/components/ui/button';
 import { prepareCanvas, useElementWidth, useThemeColors } from '@/components/charts/use-canvas';
 import { callRef, type CallColumns } from '@/lib/view/series';
 import { callHref } from '@/components/calls/call-href';
@@ -13,6 +11,7 @@ import { timelineData } from './timeline-data';
 import { TimelineLegend } from './timeline-legend';
 import { TimelineTooltip } from './timeline-tooltip';
 import { useTimelinePointer } from './use-timeline-pointer';
+import { ZoomControls } from './zoom-controls';
 
 export interface TimelineChartProps {
   run: string;
@@ -79,18 +78,7 @@ export function TimelineChart({ run, rollout, columns: c }: TimelineChartProps) 
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-3">
         <TimelineLegend servers={c.servers} hasUnnamed={unnamed} />
-        <div className="ml-auto flex items-center gap-1">
-          <span className="mr-2 hidden text-xs text-muted lg:inline">drag to zoom · Ctrl+wheel zoom · Shift+wheel pan · double-click resets</span>
-          <Button variant="ghost" aria-label="Zoom in" onClick={() => pointer.zoomBy(0.5)} size="sm">
-            <ZoomIn size={14} />
-          </Button>
-          <Button variant="ghost" aria-label="Zoom out" onClick={() => pointer.zoomBy(2)} size="sm" disabled={!domain}>
-            <ZoomOut size={14} />
-          </Button>
-          <Button variant="ghost" aria-label="Reset zoom" onClick={() => setDomain(null)} size="sm" disabled={!domain}>
-            <Maximize2 size={14} />
-          </Button>
-        </div>
+        <ZoomControls hint="drag to zoom · Ctrl+wheel zoom · Shift+wheel pan · double-click resets" zoomBy={pointer.zoomBy} zoomed={!!domain} reset={() => setDomain(null)} />
       </div>
       <div ref={wrap} className="relative w-full select-none" style={{ minHeight: geo.height }}>
         <canvas

@@ -7,18 +7,10 @@ import { callName } from '@/lib/view/trajectory-describe';
 import type { InvocationDetail } from '@/lib/view/trajectory-invocation';
 import type { TrajectoryParts } from '@/lib/view/trajectory-read';
 import { invocationHref, toolCallHref } from './trajectory-href';
+import { Fact } from './fact';
 
 const TONE = { completed: 'good', failed: 'bad', timeout: 'bad', incomplete: 'warn', cancelled: 'warn', unknown: 'neutral' } as const;
 const SHOWN = 100;
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-xs text-muted">{label}</dt>
-      <dd className="font-medium break-words">{children}</dd>
-    </div>
-  );
-}
 
 /** A long list shows its first entries and folds the rest behind a toggle: nothing is cut. */
 function Folded<T>({ items, render }: { items: T[]; render: (item: T) => ReactNode }) {

@@ -1,5 +1,4 @@
 import Link from 'next/link';
-import type { ReactNode } from 'react';
 import { callHref } from '@/components/calls/call-href';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
@@ -10,15 +9,7 @@ import type { TrajectoryParts } from '@/lib/view/trajectory-read';
 import { measuredInterval, Timing } from '@/lib/view/trajectory-timing';
 import type { ToolCallDetail } from '@/lib/view/trajectory-tool';
 import { invocationHref } from './trajectory-href';
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-xs text-muted">{label}</dt>
-      <dd className="font-medium break-words">{children}</dd>
-    </div>
-  );
-}
+import { Fact } from './fact';
 
 const TONE: Record<string, 'good' | 'bad' | 'warn' | 'neutral'> = { completed: 'good', failed: 'bad', timeout: 'bad', cancelled: 'warn', incomplete: 'warn' };
 

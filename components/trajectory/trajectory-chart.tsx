@@ -1,17 +1,16 @@
 'use client';
 
-import { Maximize2, ZoomIn, ZoomOut } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState, type PointerEvent } from 'react';
 import { prepareCanvas, useElementWidth, useThemeColors } from '@/components/charts/use-canvas';
 import { drawOverlay, rowTopOf, timelineGeometry } from '@/components/timeline/draw-timeline';
 import { buildHitIndex, type HitIndex } from '@/components/timeline/hit-test';
 import { useTimelinePointer } from '@/components/timeline/use-timeline-pointer';
-import { Button } from '@/components/ui/button';
 import { ItemKind, type TrajectoryLayout } from '@/lib/view/trajectory-layout';
 import type { TrajectoryParts } from '@/lib/view/trajectory-read';
 import { drawTrajectory, TRAJECTORY_GUTTER } from './draw-trajectory';
 import { TrajectoryLegend } from './trajectory-legend';
 import { TrajectoryTooltip } from './trajectory-tooltip';
+import { ZoomControls } from '@/components/timeline/zoom-controls';
 
 export interface TrajectoryChartProps {
   parts: TrajectoryParts;
@@ -115,18 +114,7 @@ export function TrajectoryChart({ parts, layout, selected, open, select, toggle 
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-3">
         <TrajectoryLegend servers={servers} />
-        <div className="ml-auto flex items-center gap-1">
-          <span className="mr-2 hidden text-xs text-muted lg:inline">click a name to fold it · drag to zoom · Ctrl+wheel zoom · Shift+wheel pan · double-click resets</span>
-          <Button variant="ghost" aria-label="Zoom in" onClick={() => pointer.zoomBy(0.5)} size="sm">
-            <ZoomIn size={14} />
-          </Button>
-          <Button variant="ghost" aria-label="Zoom out" onClick={() => pointer.zoomBy(2)} size="sm" disabled={!domain}>
-            <ZoomOut size={14} />
-          </Button>
-          <Button variant="ghost" aria-label="Reset zoom" onClick={() => setDomain(null)} size="sm" disabled={!domain}>
-            <Maximize2 size={14} />
-          </Button>
-        </div>
+        <ZoomControls hint="click a name to fold it · drag to zoom · Ctrl+wheel zoom · Shift+wheel pan · double-click resets" zoomBy={pointer.zoomBy} zoomed={!!domain} reset={() => setDomain(null)} />
       </div>
       <div ref={wrap} className="relative w-full select-none" style={{ minHeight: geo.height }}>
         <canvas
