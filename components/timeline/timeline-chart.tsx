@@ -1,17 +1,17 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { prepareCanvas, useElementWidth, useThemeColors } from '@/components/charts/use-canvas';
 import { callRef, type CallColumns } from '@/lib/view/series';
 import { callHref } from '@/components/calls/call-href';
 import { drawOverlay, drawTimeline, timelineGeometry } from './draw-timeline';
-import { buildHitIndex, type HitIndex } from './hit-test';
 import { timelineData } from './timeline-data';
 import { TimelineLegend } from './timeline-legend';
 import { TimelineTooltip } from './timeline-tooltip';
 import { useTimelinePointer } from './use-timeline-pointer';
 import { ZoomControls } from './zoom-controls';
+import { useTimelineDomain } from './use-timeline-domain';
 
 export interface TimelineChartProps {
   run: string;
@@ -28,19 +28,7 @@ export function TimelineChart({ run, rollout, columns: c }: TimelineChartProps) 
   const colors = useThemeColors();
   const router = useRouter();
   const { groupOf, layout } = timelineData(c);
-  // The hover index is built on the first hover, not while the page loads.
-  const hitCache = useRef<{ layout: typeof layout; index: HitIndex } | null>(null);
-  const hits = () => {
-    if (hitCache.current?.layout !== layout) hitCache.current = { layout, index: buildHitIndex(layout) };
-    return hitCache.current.index;
-  };
-  const [domain, setDomain] = useState<[number, number] | null>(null);
-  const full: [number, number] = useMemo(() => {
-    const [lo, hi] = layout.extent ?? [0, 1];
-    const pad = Math.max(1, (hi - lo) * 0.01);
-    return [lo - pad, hi + pad];
-  }, [layout]);
-  const view = domain ?? full;
+  const { hits, domain, setDomain, full, view } = useTimelineDomain(layout);
   const geo = timelineGeometry(width, layout.rows);
   const open = (i: number, newTab: boolean) => {
     const href = callHref(run, rollout, callRef(c, i));

@@ -3,7 +3,6 @@
 import { useEffect, useMemo, useRef, useState, type PointerEvent } from 'react';
 import { prepareCanvas, useElementWidth, useThemeColors } from '@/components/charts/use-canvas';
 import { drawOverlay, rowTopOf, timelineGeometry } from '@/components/timeline/draw-timeline';
-import { buildHitIndex, type HitIndex } from '@/components/timeline/hit-test';
 import { useTimelinePointer } from '@/components/timeline/use-timeline-pointer';
 import { ItemKind, type TrajectoryLayout } from '@/lib/view/trajectory-layout';
 import type { TrajectoryParts } from '@/lib/view/trajectory-read';
@@ -11,6 +10,7 @@ import { drawTrajectory, TRAJECTORY_GUTTER } from './draw-trajectory';
 import { TrajectoryLegend } from './trajectory-legend';
 import { TrajectoryTooltip } from './trajectory-tooltip';
 import { ZoomControls } from '@/components/timeline/zoom-controls';
+import { useTimelineDomain } from '@/components/timeline/use-timeline-domain';
 
 export interface TrajectoryChartProps {
   parts: TrajectoryParts;
@@ -47,18 +47,7 @@ export function TrajectoryChart({ parts, layout, selected, open, select, toggle 
     });
     return { serverOf: of.map((g) => (g < 0 ? names.size : g)), servers: [...names.keys()] };
   }, [parts]);
-  const hitCache = useRef<{ layout: TrajectoryLayout; index: HitIndex } | null>(null);
-  const hits = () => {
-    if (hitCache.current?.layout !== layout) hitCache.current = { layout, index: buildHitIndex(layout) };
-    return hitCache.current.index;
-  };
-  const [domain, setDomain] = useState<[number, number] | null>(null);
-  const full: [number, number] = useMemo(() => {
-    const [lo, hi] = layout.extent ?? [0, 1];
-    const pad = Math.max(1, (hi - lo) * 0.01);
-    return [lo - pad, hi + pad];
-  }, [layout]);
-  const view = domain ?? full;
+  const { hits, domain, setDomain, full, view } = useTimelineDomain(layout);
   const geo = timelineGeometry(width, layout.rows, TRAJECTORY_GUTTER);
   const pointer = useTimelinePointer({
     canvas,
