@@ -1,7 +1,7 @@
-// The native capture-line scan (lib/index/native-scan.ts): one stripped capture line, valid UTF-8, to the
-// values the index stores for it (capture-read.ts `callValues`), in one pass over its bytes, with no JS value
+// The native capture-line scan (lib/index/scan/native.ts): one stripped capture line, valid UTF-8, to the
+// values the index stores for it (capture-file.ts `callValues`), in one pass over its bytes, with no JS value
 // built. It answers only for lines it reads exactly as the lossless path does (scanStrict with the request
-// shallow, then deriveRecord, lib/index/scan.ts); for anything else it declines and the caller runs the
+// shallow, then deriveRecord, lib/index/scan/capture-line.ts); for anything else it declines and the caller runs the
 // JavaScript scan. Declining is always correct, so every rule below errs that way:
 //   - any JSON error, a nesting deeper than MAX_DEPTH, an integer of 16 or more digits, `-0`, a float with a
 //     3-digit exponent or 300 integer digits, NaN/Infinity: declined (the lossless parser decides);

@@ -39,7 +39,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
-import type { CompareCache } from '../lib/index/compare';
+import type { CompareCache } from '../lib/index/compare/compare';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -153,7 +153,7 @@ interface HugeInfo {
 
 /** The files the index reads for the corpus: every run's rollouts and failures files and capture files. */
 async function corpusFiles(corpus: string): Promise<string[]> {
-  const { discoverRuns } = await import('../lib/index/discovery');
+  const { discoverRuns } = await import('../lib/index/sources/discovery');
   const { rolloutIdOfCaptureFile } = await import('../lib/capture/store');
   const { isStoreRolloutId } = await import('../lib/capture/ids');
   const files: string[] = [];
@@ -240,7 +240,7 @@ function memSampler(periodMs: number) {
 }
 
 async function childIngest(p: ChildParams) {
-  const { CallscopeIndex } = await import('../lib/index/index');
+  const { CallscopeIndex } = await import('../lib/index/callscope-index');
   const mem = memSampler(250);
   const cpu0 = process.cpuUsage();
   const t0 = now();
@@ -301,8 +301,8 @@ async function childIngest(p: ChildParams) {
 
 async function childQuery(p: ChildParams) {
   const tImport0 = now();
-  const { CallscopeIndex } = await import('../lib/index/index');
-  const { encodeCursor } = await import('../lib/index/queries');
+  const { CallscopeIndex } = await import('../lib/index/callscope-index');
+  const { encodeCursor } = await import('../lib/index/queries/rollouts');
   const tImport = now() - tImport0;
   const specs = [{ path: p.corpus! }];
 
@@ -520,8 +520,8 @@ async function childQuery(p: ChildParams) {
 
 async function childHuge(p: ChildParams) {
   const huge = p.huge!;
-  const { CallscopeIndex } = await import('../lib/index/index');
-  const { streamParts } = await import('../lib/index/payload');
+  const { CallscopeIndex } = await import('../lib/index/callscope-index');
+  const { streamParts } = await import('../lib/index/queries/payload');
   const mem = memSampler(2);
   const heapLimit = v8.getHeapStatistics().heap_size_limit;
   const t0 = now();
@@ -599,8 +599,8 @@ async function childHuge(p: ChildParams) {
 
 /** I3 without the HTTP layer: CallscopeIndex + IndexWatcher in one process, polling listRollouts directly. */
 async function childLive(p: ChildParams) {
-  const { CallscopeIndex } = await import('../lib/index/index');
-  const { IndexWatcher } = await import('../lib/index/watcher');
+  const { CallscopeIndex } = await import('../lib/index/callscope-index');
+  const { IndexWatcher } = await import('../lib/index/sources/watcher');
   const index = await CallscopeIndex.open([{ path: p.corpus! }], p.indexDir!);
   const watcher = new IndexWatcher(index);
   const t0 = now();
@@ -629,10 +629,10 @@ async function childLive(p: ChildParams) {
  * the reader + the index's own scanners, and a real ingest of the sample with every SQLite statement timed.
  */
 async function childBreakdown(p: ChildParams) {
-  const { readLinesSync } = await import('../lib/index/line-reader');
-  const { scanExchangeLine } = await import('../lib/index/scan');
-  const { nativeCallValues, nativeScanStatus } = await import('../lib/index/native-scan');
-  const { readRolloutLine } = await import('../lib/index/rollout-line');
+  const { readLinesSync } = await import('../lib/index/ingest/line-reader');
+  const { scanExchangeLine } = await import('../lib/index/scan/capture-line');
+  const { nativeCallValues, nativeScanStatus } = await import('../lib/index/scan/native');
+  const { parseRolloutLine } = await import('../lib/rollouts/rollout-line');
   const { openSync, fstatSync, closeSync } = await import('node:fs');
   const files = await corpusFiles(p.sample!);
   const isCapture = (f: string) => f.endsWith('.capture.jsonl');
@@ -668,8 +668,8 @@ async function childBreakdown(p: ChildParams) {
   });
   const scanners = await pass((b, capture, lineNo) => {
     const t = now();
-    if (capture) nativeCallValues(b, 0, 0) ?? scanExchangeLine(b, 0); // as readCaptureFile scans
-    else readRolloutLine(b, lineNo, 0, true); // the sample has its capture dir: calls counted, as ingest does
+    if (capture) nativeCallValues(b, 0, 0) ?? scanExchangeLine(b, 0); // as readFileForIngest scans
+    else parseRolloutLine(b, lineNo, 0, true); // the sample has its capture dir: calls counted, as ingest does
     split[capture ? 'capture' : 'rollouts'] += now() - t;
   });
   // A real ingest of the sample, with the SQLite statements timed (by statement).
@@ -701,7 +701,7 @@ async function childBreakdown(p: ChildParams) {
     }
     return st;
   };
-  const { CallscopeIndex } = await import('../lib/index/index');
+  const { CallscopeIndex } = await import('../lib/index/callscope-index');
   const cpu0 = process.cpuUsage();
   const t0 = now();
   const index = await CallscopeIndex.open([{ path: p.sample! }], p.indexDir!, { workers: 0 }); // shares of one thread
@@ -771,10 +771,10 @@ async function waitFor(cond: () => boolean, timeoutMs: number): Promise<boolean>
  * reach refreshPaths; beside a plain fs.watch of the capture dir seeing the same two writes.
  */
 async function childWatcher(p: ChildParams) {
-  const { IndexWatcher } = await import('../lib/index/watcher');
+  const { IndexWatcher } = await import('../lib/index/sources/watcher');
   const { watch } = await import('node:fs');
   const dir = captureDirsOf(p.corpus!)[0];
-  const { discoverRuns } = await import('../lib/index/discovery');
+  const { discoverRuns } = await import('../lib/index/sources/discovery');
   const { EventEmitter } = await import('node:events');
   const seen: { file: string; at: number }[] = [];
   const sources = await discoverRuns([{ path: p.corpus! }]);

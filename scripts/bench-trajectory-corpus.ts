@@ -9,7 +9,7 @@ import path from 'node:path';
 import { collectCapture, mergeCaptureIntoLine } from '../lib/capture/attachment';
 import { rolloutIdFromBody } from '../lib/capture/ids';
 import { isJsonObject, numericValue, parsePython, serialize, type JsonObject } from '../lib/capture/json';
-import { readLinesSync } from '../lib/index/line-reader';
+import { readLinesSync } from '../lib/index/ingest/line-reader';
 import { attachTrajectoryRecord } from '../lib/rollouts/collector';
 
 const SIDECAR = '.callscope-bench-trajectories.json';

@@ -6,7 +6,7 @@ import { DiffPicker } from '@/components/diff/diff-picker';
 import { DiffView } from '@/components/diff/diff-view';
 import { EmptyState } from '@/components/ui/empty-state';
 import { RolloutRefSchema } from '@/lib/api/schemas';
-import { rolloutDiff } from '@/lib/index/rollout-diff';
+import { rolloutDiff } from '@/lib/index/compare/rollout-diff';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

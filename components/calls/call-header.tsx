@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
-import type { CallRow } from '@/lib/index/index';
+import type { CallRow } from '@/lib/index/callscope-index';
 import { formatCount, formatMs } from '@/lib/view/format';
 import { rolloutHref, runHref } from './call-href';
 import { CopyPageLink } from './copy-page-link';

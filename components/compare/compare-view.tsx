@@ -1,5 +1,5 @@
 import { Card } from '@/components/ui/card';
-import type { ComparisonWithTasks } from '@/lib/index/index';
+import type { ComparisonWithTasks } from '@/lib/index/callscope-index';
 import type { PairBy } from '@/lib/rollouts/task-changes';
 import { countsTable, distributionsTable, latencyTable, serversTable, tasksTable, totalsTable, type TaskSort } from '@/lib/view/compare';
 import { CompareTableView } from './compare-table-view';

@@ -1,5 +1,5 @@
 import { Card } from '@/components/ui/card';
-import type { ComparisonWithTasks } from '@/lib/index/index';
+import type { ComparisonWithTasks } from '@/lib/index/callscope-index';
 import { formatPercent } from '@/lib/view/task-view';
 
 /** Each run's NeMo Gym pass@k metrics side by side (one column per run, or per run and agent). */

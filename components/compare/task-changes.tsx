@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { RewardStrip } from '@/components/tasks/reward-strip';
 import { Card } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
-import type { ComparisonWithTasks } from '@/lib/index/index';
+import type { ComparisonWithTasks } from '@/lib/index/callscope-index';
 import type { PairBy, TaskChange } from '@/lib/rollouts/task-changes';
 import { formatCount } from '@/lib/view/format';
 import { formatPercent, taskViewHref } from '@/lib/view/task-view';

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { rolloutHref } from '@/components/calls/call-href';
 import { Badge } from '@/components/ui/badge';
-import type { DiffBody, DiffSideInfo } from '@/lib/index/rollout-diff';
+import type { DiffBody, DiffSideInfo } from '@/lib/index/compare/rollout-diff';
 import { signedCount, signedMs } from '@/lib/view/diff';
 import { formatCount, formatReward } from '@/lib/view/format';
 

@@ -2,7 +2,7 @@
 
 import { parseAsInteger, useQueryState } from 'nuqs';
 import { useCallback } from 'react';
-import type { DiffBody } from '@/lib/index/rollout-diff';
+import type { DiffBody } from '@/lib/index/compare/rollout-diff';
 import { PairDetail } from './pair-detail';
 import { PairList } from './pair-list';
 import { usePairKeys } from './use-pair-keys';

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useFetched } from '@/components/calls/use-fetched';
-import type { DiffBody } from '@/lib/index/rollout-diff';
+import type { DiffBody } from '@/lib/index/compare/rollout-diff';
 import type { PairSummary } from '@/lib/rollouts/diff';
 import type { JsonDiff } from '@/lib/rollouts/diff-json';
 import { parseKeepingNumbers } from '@/lib/view/json-source';

@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'react';
 import { callHref, rolloutHref } from '@/components/calls/call-href';
 import { Badge } from '@/components/ui/badge';
 import { cx } from '@/components/ui/cn';
-import type { DiffBody, DiffSideInfo } from '@/lib/index/rollout-diff';
+import type { DiffBody, DiffSideInfo } from '@/lib/index/compare/rollout-diff';
 import type { PairSummary } from '@/lib/rollouts/diff';
 import { signatureText, signedCount, signedMs, STATE_TEXT } from '@/lib/view/diff';
 import { formatCount, formatMs } from '@/lib/view/format';

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { RunProgress } from '@/components/runs/run-progress';
-import type { RunInfo } from '@/lib/index/index';
+import type { RunInfo } from '@/lib/index/callscope-index';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
 import { capturedCount } from '@/lib/view/runs';
 import { shownTokens, usageShown, type TokenField } from '@/lib/view/table';

@@ -1,5 +1,5 @@
 import { Progress } from '@/components/ui/progress';
-import type { RunProgress as Progression } from '@/lib/index/index';
+import type { RunProgress as Progression } from '@/lib/index/callscope-index';
 import { formatBytes, formatCount } from '@/lib/view/format';
 
 /** Indexing state of a run that is not ready: how much has been read so far, or why it failed. */

@@ -7,7 +7,7 @@ import { useLiveRefresh } from '@/components/live/use-live-refresh';
 import { buttonClass } from '@/components/ui/button';
 import { Checkbox } from '@/components/ui/checkbox';
 import { cn } from '@/components/ui/cn';
-import type { RunInfo } from '@/lib/index/index';
+import type { RunInfo } from '@/lib/index/callscope-index';
 import { agentOptions, nextRunSort, RUN_COLUMNS, selectRuns, sharedFacts } from '@/lib/view/runs';
 import { usageShown } from '@/lib/view/table';
 import { RunRow } from './run-row';

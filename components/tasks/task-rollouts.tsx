@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { Card } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
 import type { PresentedRollout } from '@/lib/api/present';
-import type { TaskDetail } from '@/lib/index/index';
+import type { TaskDetail } from '@/lib/index/callscope-index';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
 import { shownTokens } from '@/lib/view/table';
 import { formatPercent } from '@/lib/view/task-view';

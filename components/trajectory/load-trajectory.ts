@@ -1,11 +1,11 @@
-// The trajectory as the rollout, tool call and invocation pages load it (lib/index/trajectory.ts, as the API does),
+// The trajectory as the rollout, tool call and invocation pages load it (lib/index/queries/trajectory.ts, as the API does),
 // for rollouts whose indexed summary shows an agent trajectory (invocations, tool calls, turns, compactions or
 // sandbox runs). A trajectory of captured calls alone is what the call timeline already shows, and projecting it
 // would merge every capture line with its payloads on each page view, so it is never loaded for a page.
 import { presentRollout } from '@/lib/api/present';
 import type { TrajectoryResponse } from '@/lib/api/trajectory-schemas';
-import type { CallscopeIndex } from '@/lib/index/index';
-import { rolloutTrajectory } from '@/lib/index/trajectory';
+import type { CallscopeIndex } from '@/lib/index/callscope-index';
+import { rolloutTrajectory } from '@/lib/index/queries/trajectory';
 import { readTrajectory, type TrajectoryParts } from '@/lib/view/trajectory-read';
 import { showsAgent } from '@/lib/view/trajectory-summary';
 

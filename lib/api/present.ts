@@ -1,5 +1,5 @@
 // Index rows as the API (and the pages) present them: gaps parsed, tag lists split, flags as booleans.
-import { responseUsage, type RolloutRow } from '../index/queries';
+import { responseUsage, type RolloutRow } from '../index/queries/rollouts';
 
 const tags = (t: string | null) => (t ? t.split('|').filter(Boolean) : []);
 

@@ -1,6 +1,6 @@
 // The task groups' API shapes (GET /api/runs/{run}/tasks and /tasks/{task}): the query, the page and one task.
 import { z } from 'zod';
-import { TASK_SORTS } from '../index/tasks';
+import { TASK_SORTS } from '../index/aggregates/tasks';
 import { AgentTasksSchema, SOLVED, TaskGroupSchema } from '../rollouts/task-groups';
 import { RolloutRowSchema } from './schemas';
 

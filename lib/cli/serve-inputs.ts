@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { isJsonObject, parsePython } from '../capture/json';
 import { stripAscii } from '../capture/bytes';
-import { discoverRunsReport, parsePathSpec, type SkippedFile } from '../index/discovery';
+import { discoverRunsReport, parsePathSpec, type SkippedFile } from '../index/sources/discovery';
 import { UsageError } from './io';
 
 /** How much of a file is read to find one JSON object line (a rollouts file's first line is one). */

@@ -20,7 +20,7 @@ import { makeDirectRoutes, warmDirectRoutes } from '../server/direct-routes';
 import { makeGuard } from '../server/guard';
 import { checkRequestShape } from '../server/request-shape';
 import { setInstance, startInstance, type Instance } from '../server/instance';
-import { nativeScanStatus } from '../index/native-scan';
+import { nativeScanStatus } from '../index/scan/native';
 
 const HELP = `usage: callscope serve [PATH...] [--port 3000] [--host 127.0.0.1] [--index-dir DIR] [--upstream URL] [--token T] [--poll]
 

@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 
 // 12: run totals carry the agents, and totals stored by 11 (run_stats) have none. 13: a line's answers also read
-// from ground_truth / extracted_final_answer, and its outcome holds browsecomp's fields (rollout-line.ts). 14: the
+// from ground_truth / extracted_final_answer, and its outcome holds browsecomp's fields (lib/rollouts/rollout-line.ts). 14: the
 // trajectory summary of each line and its tool calls (lib/rollouts/trajectory-summary.ts).
 export const SCHEMA_VERSION = 14;
 
@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS rollouts (
   line_problem TEXT,
   capture_file INTEGER, marker INTEGER NOT NULL DEFAULT 0, unreadable INTEGER NOT NULL DEFAULT 0,
   source TEXT NOT NULL DEFAULT 'none',
-  -- What decides the reward, from the line (rollout-line.ts): the prompt, the answers, the outcome fields (JSON).
+  -- What decides the reward, from the line (lib/rollouts/rollout-line.ts): the prompt, the answers, the outcome fields (JSON).
   prompt TEXT, expected TEXT, extracted TEXT, outcome TEXT,
   -- The rollout key's place in the default order (rollout-order.ts).
   order_key TEXT NOT NULL DEFAULT '',

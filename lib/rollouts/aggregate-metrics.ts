@@ -2,7 +2,7 @@
 // `_call_aggregate_metrics`): a JSON array with one entry per agent, `{agent_ref: {name}, agent_metrics, key_metrics,
 // group_level_metrics}`. Read as the file has it and set beside callscope's figures for the same keys, so a user sees
 // where they agree and where they do not (the file is written once at the end of a collection: rollouts appended
-// after it, or a resumed run, make it stale). The file is read by lib/index/aggregate-metrics-file.ts; this module
+// after it, or a resumed run, make it stale). The file is read by lib/index/aggregates/metrics-file.ts; this module
 // only parses its text and compares.
 import { pySum } from './pass-at-k';
 import type { AgentTasks } from './task-groups';

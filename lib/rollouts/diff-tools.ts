@@ -1,7 +1,7 @@
 // The tool calls of a diff's pair of calls: what each side's call asked for (the trajectory's requested tools, §3.3),
 // with the status, measured time and output its trajectory records for each, aligned by tool name in order, so that a
 // reader sees which tool the other rollout did not call, and where the same tool failed on one side or answered
-// differently. Pure: the trajectories are read by lib/index/rollout-diff.ts.
+// differently. Pure: the trajectories are read by lib/index/compare/rollout-diff.ts.
 import { isJsonObject, numericValue, serialize, type JsonObject, type JsonValue } from '../capture/json';
 import { diffSequences } from './diff-sequence';
 

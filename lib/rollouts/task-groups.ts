@@ -16,7 +16,7 @@ export interface TaskRolloutRow {
   task_index: number | null;
   rollout_index: number | null;
   reward: number | null;
-  /** What names the task (a prompt or task id; lib/index/rollout-line.ts), when the line has one. */
+  /** What names the task (a prompt or task id; lib/rollouts/rollout-line.ts), when the line has one. */
   task: string | null;
   tokens_total: number | null;
   latency_ms: number | null;

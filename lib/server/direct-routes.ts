@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Answer } from '../api/answer';
 import type { CallPathParams } from '../api/endpoints/call-params';
-import type { CallscopeIndex } from '../index/index';
+import type { CallscopeIndex } from '../index/callscope-index';
 import { writeAnswer } from './node-answer';
 
 const api = () =>

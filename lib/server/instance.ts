@@ -1,9 +1,9 @@
 // One index and one watcher per process, kept on globalThis so that `serve` (which starts them and prints
 // progress) and the bundled route handlers share them, and dev reloads do not start a second pair.
 import path from 'node:path';
-import { parsePathSpec } from '../index/discovery';
-import { CallscopeIndex } from '../index/index';
-import { IndexWatcher, type WatcherOptions } from '../index/watcher';
+import { parsePathSpec } from '../index/sources/discovery';
+import { CallscopeIndex } from '../index/callscope-index';
+import { IndexWatcher, type WatcherOptions } from '../index/sources/watcher';
 
 export interface Instance {
   index: CallscopeIndex;

@@ -2,7 +2,7 @@
 // CSV from the same rows), box-plot geometry from the index's quantiles, and run colors. Unknown values stay
 // null: a null quantile gives no box, a null total an empty cell.
 import { scaleLinear, scaleLog } from 'd3-scale';
-import type { Comparison, Distribution, TaskPair } from '../index/compare';
+import type { Comparison, Distribution, TaskPair } from '../index/compare/compare';
 import { formatMs, formatReward, formatTokens, groupDigits } from './format';
 
 export const RUN_COLORS = ['#3b82f6', '#f97316', '#10b981', '#a855f7', '#ef4444', '#14b8a6', '#eab308', '#ec4899'] as const;

@@ -3,7 +3,7 @@
 // the table instead of a chip on each row), and the calls and errors cells of runs whose rollouts have no
 // capture evidence (unknown, never 0). Unknown values sort below every value, as in the rollouts table.
 import { z } from 'zod';
-import type { RunInfo } from '../index/index';
+import type { RunInfo } from '../index/callscope-index';
 import { formatCount } from './format';
 import { shownTokens, TOKEN_FIELDS } from './table';
 

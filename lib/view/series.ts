@@ -2,7 +2,7 @@
 // plain JSON instead of 30,000 objects), and the chart series derived from them. Strings are dictionary
 // coded (-1 is null); times are milliseconds after the rollout's first start. Every series keeps null as
 // null: a call whose tokens are unknown is a gap in the chart, never a zero bar.
-import type { CallRow } from '../index/index';
+import type { CallRow } from '../index/callscope-index';
 
 export interface CallColumns {
   n: number;

@@ -2,7 +2,7 @@ import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { DiffQuerySchema } from '@/lib/api/schemas';
 import { serialize, type JsonObject } from '@/lib/capture/json';
-import { rolloutDiff, rolloutDiffPair } from '@/lib/index/rollout-diff';
+import { rolloutDiff, rolloutDiffPair } from '@/lib/index/compare/rollout-diff';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,4 @@
-import type { ChangeEvent } from '@/lib/index/index';
+import type { ChangeEvent } from '@/lib/index/callscope-index';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

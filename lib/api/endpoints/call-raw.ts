@@ -1,5 +1,5 @@
 // GET /api/runs/{run}/rollouts/{rollout}/calls/{call}/raw[?download]: the call's stored capture line, byte for byte.
-import type { CallscopeIndex } from '../../index/index';
+import type { CallscopeIndex } from '../../index/callscope-index';
 import { spanAnswer, type Answer } from '../answer';
 import { notFound } from '../error-codes';
 import { parseCallParams, type CallPathParams } from './call-params';

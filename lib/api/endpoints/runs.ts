@@ -1,5 +1,5 @@
 // GET /api/runs: every run with its counts, totals and indexing progress.
-import type { CallscopeIndex } from '../../index/index';
+import type { CallscopeIndex } from '../../index/callscope-index';
 import { jsonAnswer, type Answer } from '../answer';
 
 export function runsEndpoint(index: CallscopeIndex): Answer {

@@ -13,8 +13,8 @@ import { GET as nextRaw } from '../../../app/api/runs/[run]/rollouts/[rollout]/c
 import { GET as nextCall } from '../../../app/api/runs/[run]/rollouts/[rollout]/calls/[call]/route';
 import { GET as nextRuns } from '../../../app/api/runs/route';
 import { parsePython, type JsonObject } from '../../../lib/capture/json';
-import { CallscopeIndex } from '../../../lib/index/index';
-import type { IndexWatcher } from '../../../lib/index/watcher';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
+import type { IndexWatcher } from '../../../lib/index/sources/watcher';
 import { makeDirectRoutes } from '../../../lib/server/direct-routes';
 import { setInstance } from '../../../lib/server/instance';
 import { runCli } from '../../support/cli';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkServePaths } from '../../../lib/cli/serve-inputs';
-import { discoverRunsReport } from '../../../lib/index/discovery';
+import { discoverRunsReport } from '../../../lib/index/sources/discovery';
 import { ROOT } from '../../support/server';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-serve-inputs-'));

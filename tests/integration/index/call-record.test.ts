@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachmentCall } from '../../../lib/capture/attachment';
 import { isJsonObject, keysOf, parsePython, serialize, setKey, type JsonObject } from '../../../lib/capture/json';
 import { readCaptureEvents } from '../../../lib/capture/store';
-import { CallscopeIndex } from '../../../lib/index/index';
-import { streamParts } from '../../../lib/index/payload';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
+import { streamParts } from '../../../lib/index/queries/payload';
 import { useDemo } from '../../support/demo';
 import { startServe, type Served } from '../../support/server';
 

@@ -4,9 +4,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../lib/capture/json';
-import { CallscopeIndex } from '../../../lib/index/index';
-import { rolloutDiff } from '../../../lib/index/rollout-diff';
-import { rolloutTrajectory } from '../../../lib/index/trajectory';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
+import { rolloutDiff } from '../../../lib/index/compare/rollout-diff';
+import { rolloutTrajectory } from '../../../lib/index/queries/trajectory';
 import { alignTools, toolsById } from '../../../lib/rollouts/diff-tools';
 import { useDemo } from '../../support/demo';
 

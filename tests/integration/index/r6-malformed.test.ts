@@ -17,9 +17,9 @@ import { buildAttachment, collectCapture } from '../../../lib/capture/attachment
 import { isJsonObject, parsePython, parseStrict, serialize, type JsonObject, type JsonValue } from '../../../lib/capture/json';
 import { readExchangeLine } from '../../../lib/capture/store';
 import { presentRollout } from '../../../lib/api/present';
-import { CallscopeIndex } from '../../../lib/index/index';
-import { readRolloutLine } from '../../../lib/index/rollout-line';
-import { scanExchangeLine, scanExchangeLineExact } from '../../../lib/index/scan';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
+import { parseRolloutLine } from '../../../lib/rollouts/rollout-line';
+import { scanExchangeLine, scanExchangeLineExact } from '../../../lib/index/scan/capture-line';
 import { stripAscii } from '../../../lib/capture/bytes';
 import { line, makeExchange } from '../../support/exchange';
 import { reportFigure, scaled } from '../../support/reliability';
@@ -113,7 +113,7 @@ describe('R6: malformed and hostile lines', () => {
       const reader = expectSameAsReader(bytes);
       const blank = stripAscii(bytes).length === 0; // n_structure_no_data, n_single_space: skipped as blank lines
       if (want.orjson !== 'object') expect(reader.kind).toBe(blank ? 'blank' : 'unreadable');
-      const rollout = readRolloutLine(bytes, 1, 0);
+      const rollout = parseRolloutLine(bytes, 1, 0);
       if (blank) expect(rollout).toBeNull();
       else if (want.python === 'error') expect(rollout?.problem).toMatch(/^not JSON: /);
       else if (want.python === 'other') expect(rollout?.problem).toBe('not a JSON object');
@@ -294,7 +294,7 @@ describe('R6: malformed and hostile lines', () => {
     for (const c of cases) expect(expectSameAsReader(Buffer.from(c)).kind).toBe('unreadable');
     // Still readable a digit short of overflowing.
     expect(expectSameAsReader(Buffer.from(base.replace('"latency_ms":18.4', '"latency_ms":1e308'))).kind).toBe('record');
-    expect(readRolloutLine(Buffer.from('{"reward":1e400,"task_id":"t"}'), 1, 0)).toMatchObject({ problem: null, reward: Infinity });
+    expect(parseRolloutLine(Buffer.from('{"reward":1e400,"task_id":"t"}'), 1, 0)).toMatchObject({ problem: null, reward: Infinity });
   });
 
   it('random damage to real-shaped lines: the index and the tolerant reader always agree (property)', () => {
@@ -321,7 +321,7 @@ describe('R6: malformed and hostile lines', () => {
           if (e.kind === 'dup') b = Buffer.concat([b.subarray(0, at), b.subarray(0, at), b.subarray(at)]);
         }
         expectSameAsReader(b);
-        readRolloutLine(b, 1, 0);
+        parseRolloutLine(b, 1, 0);
         runs++;
       }),
       { numRuns: scaled(2000) },

@@ -1,4 +1,4 @@
-// GET .../trajectory through the index (lib/index/trajectory.ts): "projected" must be exactly what NeMo Gym's
+// GET .../trajectory through the index (lib/index/queries/trajectory.ts): "projected" must be exactly what NeMo Gym's
 // collector writes for the same line and capture dir (here: `callscope attach --trajectory`, itself pinned to
 // upstream by trajectory-conformance.test.ts, and upstream's own projections of the oracle's lines); "line" is the
 // stored record as it is; payloads only when asked for; compactions and sandboxes from the observations.
@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isJsonObject, parsePython, serialize, type JsonObject } from '../../../lib/capture/json';
-import { CallscopeIndex } from '../../../lib/index/index';
-import { rolloutTrajectory } from '../../../lib/index/trajectory';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
+import { rolloutTrajectory } from '../../../lib/index/queries/trajectory';
 import { runCli } from '../../support/cli';
 import { claudeLine, hermesLine, writeCaptures } from '../../support/trajectory-lines';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { columnsBody, columnTexts } from '../../../lib/api/call-columns-body';
 import { CALL_COLUMN_NAMES, CallColumnsQuerySchema, CallColumnsSchema } from '../../../lib/api/schemas';
-import type { CallRow } from '../../../lib/index/index';
+import type { CallRow } from '../../../lib/index/callscope-index';
 import { CALL_COLUMN_PARTS, toCallColumns } from '../../../lib/view/series';
 
 const call = (i: number, overrides: Partial<CallRow> = {}): CallRow => ({

@@ -6,9 +6,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { CallscopeIndex } from '../../../lib/index/index';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { useDemo } from '../../support/demo';
-import { listRollouts } from '../../../lib/index/queries';
+import { listRollouts } from '../../../lib/index/queries/rollouts';
 import { ROLLOUT_INDEXES, dropRolloutIndexes, hasIndex } from '../../../lib/index/schema';
 
 const fx = useDemo('callscope-cold-');

@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
 import { serialize, type JsonObject } from '../../../lib/capture/json';
-import { CallscopeIndex } from '../../../lib/index/index';
-import { runTotals } from '../../../lib/index/queries';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
+import { runTotals } from '../../../lib/index/queries/rollouts';
 import { line, makeExchange } from '../../support/exchange';
 import { reportFigure, scaled } from '../../support/reliability';
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { discoverRuns, discoverRunsReport, isRolloutsFileName, parsePathSpec, slugify } from '../../../lib/index/discovery';
+import { discoverRuns, discoverRunsReport, isRolloutsFileName, parsePathSpec, slugify } from '../../../lib/index/sources/discovery';
 import { line, makeExchange } from '../../support/exchange';
 import { reportFigure } from '../../support/reliability';
 import { writeGymEvalRun } from '../../support/results-dir';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../lib/capture/json';
-import { RolloutAggregator } from '../../../lib/index/aggregate';
-import { CallscopeIndex } from '../../../lib/index/index';
+import { RolloutAggregator } from '../../../lib/index/aggregates/rollouts';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { line, makeExchange } from '../../support/exchange';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-fold-'));

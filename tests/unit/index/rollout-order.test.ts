@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CallscopeIndex } from '../../../lib/index/index';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { rolloutOrderKey } from '../../../lib/index/rollout-order';
 
 const byOrderKey = (keys: string[]) => [...keys].sort((a, b) => (rolloutOrderKey(a) < rolloutOrderKey(b) ? -1 : rolloutOrderKey(a) > rolloutOrderKey(b) ? 1 : 0));

@@ -12,9 +12,9 @@ import { RECORD_FIELDS } from '../../../lib/capture/record';
 import { scanExchangeFast } from '../../../lib/capture/json';
 import { stripAscii } from '../../../lib/capture/store';
 import { generateDemo } from '../../../lib/demo/generate';
-import { callValues } from '../../../lib/index/capture-read';
-import { nativeCallValues, nativeScanStatus } from '../../../lib/index/native-scan';
-import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../lib/index/scan';
+import { callValues } from '../../../lib/index/ingest/capture-file';
+import { nativeCallValues, nativeScanStatus } from '../../../lib/index/scan/native';
+import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../lib/index/scan/capture-line';
 
 /** What the index keeps of an outcome: the row `ingest` inserts, or the kind (and message) otherwise. */
 function indexed(o: ScanOutcome): unknown {

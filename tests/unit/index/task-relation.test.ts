@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CallscopeIndex } from '../../../lib/index/index';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { rolloutRows, writeGymEvalRun } from '../../support/results-dir';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-task-relation-'));

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readAggregateMetrics } from '@/lib/index/aggregate-metrics-file';
+import { readAggregateMetrics } from '@/lib/index/aggregates/metrics-file';
 import { agreement } from '@/lib/rollouts/aggregate-metrics';
 import { passMajorityMetrics } from '@/lib/rollouts/pass-at-k';
 import { sharedPrefix, taskGroups, type TaskRolloutRow } from '@/lib/rollouts/task-groups';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Comparison, Distribution, RunComparison } from '../../../lib/index/compare';
+import type { Comparison, Distribution, RunComparison } from '../../../lib/index/compare/compare';
 import { csvCell } from '../../../lib/view/csv';
 import {
   boxDomain, boxGeometry, cellText, changeText, countsTable, keyJitter, relativeChange, scatterLayout, serversTable, sortTasks, tasksTable, totalsTable, type PointsRun,

@@ -1,8 +1,8 @@
 // The runs page's preparers: what a search, an agent filter and a sort keep and in which order, what every run
 // shares (said once), and calls/errors of runs without capture evidence shown as unknown, never 0.
 import { describe, expect, it } from 'vitest';
-import type { RunInfo } from '../../../lib/index/index';
-import type { RunTotals } from '../../../lib/index/queries';
+import type { RunInfo } from '../../../lib/index/callscope-index';
+import type { RunTotals } from '../../../lib/index/queries/rollouts';
 import { agentOptions, capturedCount, commonIdPrefix, nextRunSort, RUN_SORT_KEYS, runSortValue, RunsViewSchema, selectRuns, sharedFacts } from '../../../lib/view/runs';
 
 function run(id: string, over: Partial<RunTotals> = {}, source: Partial<RunInfo> = {}): RunInfo {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallRow } from '../../../lib/index/index';
+import type { CallRow } from '../../../lib/index/callscope-index';
 import { callRef, chartRows, contextSeries, latencySeries, nearestIndex, serverGroup, seriesMax, stringAt, tokenSeries, toCallColumns } from '../../../lib/view/series';
 
 function makeCall(overrides: Partial<CallRow> = {}): CallRow {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { presentRollout } from '../../../lib/api/present';
 import { RolloutQuerySchema } from '../../../lib/api/schemas';
-import type { RolloutRow } from '../../../lib/index/queries';
+import type { RolloutRow } from '../../../lib/index/queries/rollouts';
 import { toCsv } from '../../../lib/view/csv';
 import {
   activeFilters, barClass, barMaxVar, barScale, barScaleCss, nextSort, pageMaxima, parseRolloutView, ROLLOUT_CSV_COLUMNS, rolloutsApiUrl, shownTokenRows, shownTokens, viewParams,

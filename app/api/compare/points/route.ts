@@ -4,7 +4,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { PointsQuerySchema } from '@/lib/api/schemas';
-import { responseUsage } from '@/lib/index/queries';
+import { responseUsage } from '@/lib/index/queries/rollouts';
 import { getInstance } from '@/lib/server/instance';
 import { shownTokens } from '@/lib/view/table';
 

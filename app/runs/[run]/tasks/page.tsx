@@ -9,7 +9,7 @@ import { TaskKeys } from '@/components/tasks/task-keys';
 import { TaskRollouts } from '@/components/tasks/task-rollouts';
 import { presentRollout } from '@/lib/api/present';
 import { RunIdSchema } from '@/lib/api/schemas';
-import { loadTasksPage } from '@/lib/index/tasks-page';
+import { loadTasksPage } from '@/lib/index/queries/tasks-page';
 import { getInstance } from '@/lib/server/instance';
 import { parseTaskView, TASK_PAGE, taskViewHref } from '@/lib/view/task-view';
 

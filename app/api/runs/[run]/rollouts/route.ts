@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { ApiError, handle, notFound } from '@/lib/api/errors';
 import { presentRollout } from '@/lib/api/present';
 import { RolloutQuerySchema, RunIdSchema } from '@/lib/api/schemas';
-import { isCursorError } from '@/lib/index/queries';
+import { isCursorError } from '@/lib/index/queries/rollouts';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { ApiError, handle, notFound } from '@/lib/api/errors';
 import { RunIdSchema } from '@/lib/api/schemas';
 import { TaskQuerySchema } from '@/lib/api/task-schemas';
-import { isCursorError } from '@/lib/index/queries';
+import { isCursorError } from '@/lib/index/queries/rollouts';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

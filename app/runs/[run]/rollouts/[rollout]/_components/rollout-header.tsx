@@ -7,7 +7,7 @@ import { LocalTime } from '@/components/ui/local-time';
 import { OutcomeBadges } from '@/components/rollouts/outcome-badges';
 import type { PresentedRollout } from '@/lib/api/present';
 import { ROLLOUT_SOURCE_INFO } from '@/lib/capture/vocabulary';
-import { nothingRead } from '@/lib/index/line-problem';
+import { nothingRead } from '@/lib/rollouts/line-problem';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
 import { taskViewHref } from '@/lib/view/task-view';
 import { shownTokens, USAGE_NOTE, usageShown, type TokenField } from '@/lib/view/table';

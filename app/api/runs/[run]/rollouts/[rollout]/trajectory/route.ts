@@ -1,11 +1,11 @@
 // GET /api/runs/{run}/rollouts/{rollout}/trajectory[?include_payloads=1]: the rollout's ng_trajectory, as stored on
-// its line or projected as NeMo Gym's collector would (lib/index/trajectory.ts), with its compactions and sandboxes.
+// its line or projected as NeMo Gym's collector would (lib/index/queries/trajectory.ts), with its compactions and sandboxes.
 import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { TrajectoryQuerySchema } from '@/lib/api/trajectory-schemas';
 import { serialize, type JsonObject } from '@/lib/capture/json';
-import { rolloutTrajectory } from '@/lib/index/trajectory';
+import { rolloutTrajectory } from '@/lib/index/queries/trajectory';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

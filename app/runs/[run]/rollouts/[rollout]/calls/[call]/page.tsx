@@ -5,7 +5,7 @@ import { CallHeader } from '@/components/calls/call-header';
 import { callApiHref, callHref } from '@/components/calls/call-href';
 import { CallView } from '@/components/calls/call-view';
 import { CallIdSchema, RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
-import type { CallRow } from '@/lib/index/index';
+import type { CallRow } from '@/lib/index/callscope-index';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

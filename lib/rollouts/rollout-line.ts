@@ -8,7 +8,7 @@ import { countArrayObjects, isJsonObject, JsonFloat, numericValue, parsePython, 
 import { stripAscii } from '../capture/bytes';
 import { NOT_AN_OBJECT, notJson } from './line-problem';
 import { cacheSignal, extractTokenStats } from '../capture/record';
-import { trajectorySummary, type TrajectorySummary } from '../rollouts/trajectory-summary';
+import { trajectorySummary, type TrajectorySummary } from './trajectory-summary';
 
 const SHALLOW = {
   responses_create_params: ['metadata', 'input'], // an agent's ids for the task (SWE: instance_id, dataset_name); the prompt
@@ -169,7 +169,7 @@ function parseLine(bytes: Buffer, countCalls: boolean, exact: boolean): { value:
  * `countCalls`: the attached calls are counted, not built (a capture dir supplies the calls). `exact`: without the
  * fast scan (for the tests that hold the two equal).
  */
-export function readRolloutLine(bytes: Buffer, lineNo: number, offset: number, countCalls = false, exact = false): RolloutLine | null {
+export function parseRolloutLine(bytes: Buffer, lineNo: number, offset: number, countCalls = false, exact = false): RolloutLine | null {
   const stripped = stripAscii(bytes);
   if (stripped.length === 0) return null;
   const base: RolloutLine = {

@@ -1,10 +1,10 @@
 // Read queries over the index: the rollouts list (sort, filters, search, keyset pages), run totals and the
 // cross-run comparison. Every sort key has an expression index (see schema.ts), so a page costs the same at
 // any depth.
-import type { RolloutSource, TrajectorySource } from '../capture/vocabulary';
-import type { ResponseUsage } from './rollout-line';
+import type { RolloutSource, TrajectorySource } from '../../capture/vocabulary';
+import type { ResponseUsage } from '../../rollouts/rollout-line';
 import type Database from 'better-sqlite3';
-import { SORT_COLUMNS, hasIndex, type SortKey } from './schema';
+import { SORT_COLUMNS, hasIndex, type SortKey } from '../schema';
 
 export interface RolloutFilters {
   q?: string;

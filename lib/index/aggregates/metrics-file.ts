@@ -2,7 +2,7 @@
 // lib/rollouts/aggregate-metrics.ts, kept until the file's size or mtime moves (it is written once, at the end of a
 // collection, and a page asks for it on every request).
 import { promises as fsp } from 'node:fs';
-import { parseAggregateMetrics, type AggregateFile } from '../rollouts/aggregate-metrics';
+import { parseAggregateMetrics, type AggregateFile } from '../../rollouts/aggregate-metrics';
 
 /** Past this size the file is not parsed (it holds every task's input row as `sample`). */
 const MAX_BYTES = 256 * 1024 * 1024;

@@ -2,10 +2,10 @@
 // pass runs they are built for this request and kept by none), and every section, the open task and the comparison
 // with NeMo Gym's aggregate metrics file come from that one set of groups.
 import { promises as fsp } from 'node:fs';
-import { agreement, type AgreementReport, type AggregateFile } from '../rollouts/aggregate-metrics';
-import { readAggregateMetrics } from './aggregate-metrics-file';
-import type { CallscopeIndex, RunInfo, TaskDetail } from './index';
-import { taskPage, type TaskPage, type TaskPageQuery } from './tasks';
+import { agreement, type AgreementReport, type AggregateFile } from '../../rollouts/aggregate-metrics';
+import { readAggregateMetrics } from '../aggregates/metrics-file';
+import type { CallscopeIndex, RunInfo, TaskDetail } from '../callscope-index';
+import { taskPage, type TaskPage, type TaskPageQuery } from '../aggregates/tasks';
 
 /** Tasks shown per agent when a file mixes agents (each links to all of its tasks). */
 const MULTI_AGENT_PAGE = 20;

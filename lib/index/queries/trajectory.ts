@@ -1,16 +1,16 @@
 // A rollout's trajectory for the API and the pages (GET .../trajectory): the line's ng_trajectory as stored, or the
 // collector's projection computed from the line and the served capture dir (§5.1, §5.2, §5.4), with what only
 // ng_agent_observations carries (compactions, sandbox runs, its gaps).
-import { isJsonObject, type JsonObject, type JsonValue } from '../capture/json';
-import { toolCallsAndReasoning } from '../capture/record';
-import type { TrajectorySource } from '../capture/vocabulary';
-import type { TrajectoryResponse } from '../api/trajectory-schemas';
-import { collectRolloutLine, projectLine } from '../rollouts/collect-line';
-import { TRAJECTORY_KEYS } from '../rollouts/collector';
-import { validateBundle } from '../rollouts/observations';
-import { validateTrajectory } from '../rollouts/trajectory-model';
-import type { CallscopeIndex } from './index';
-import { readRolloutLine } from './payload';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../capture/json';
+import { toolCallsAndReasoning } from '../../capture/record';
+import type { TrajectorySource } from '../../capture/vocabulary';
+import type { TrajectoryResponse } from '../../api/trajectory-schemas';
+import { collectRolloutLine, projectLine } from '../../rollouts/collect-line';
+import { TRAJECTORY_KEYS } from '../../rollouts/collector';
+import { validateBundle } from '../../rollouts/observations';
+import { validateTrajectory } from '../../rollouts/trajectory-model';
+import type { CallscopeIndex } from '../callscope-index';
+import { loadRolloutLine } from './payload';
 
 export interface TrajectoryOptions {
   /** model_calls[*].request / .response as stored; otherwise null. */
@@ -50,7 +50,7 @@ async function compute(
   captureDir: string | null, rolloutId: string | null, span: { path: string; start: number; length: number } | null, opts: TrajectoryOptions,
 ): Promise<TrajectoryResponse> {
   // A rollout without a line (a capture file alone) is no collector row: there is nothing to project from.
-  const line = span ? await readRolloutLine(span.path, span.start, span.length).catch(() => null) : null;
+  const line = span ? await loadRolloutLine(span.path, span.start, span.length).catch(() => null) : null;
   if (!line) return respond('none', null, [], null, null);
 
   if (isJsonObject(line.ng_trajectory)) {

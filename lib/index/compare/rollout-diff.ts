@@ -8,14 +8,14 @@
 // The pairs of two rollouts are kept (a few, per process, keyed by both rollouts' versions), so that opening one
 // pair after another reads just that pair's two calls.
 import { promises as fsp } from 'node:fs';
-import { serialize, type JsonObject, type JsonValue } from '../capture/json';
-import { diffPair, diffRollouts, type DiffCall, type DiffSide, type PairSummary, type RolloutDiff } from '../rollouts/diff';
-import type { CallPayload } from '../rollouts/diff-shape';
-import type { CallscopeIndex } from './index';
-import { callsOfRollout, locateCall, readRolloutLine, trajectoryPayloads, type CallLocation } from './payload';
-import type { RolloutRow } from './queries';
-import { alignTools, toolsById } from '../rollouts/diff-tools';
-import { rolloutTrajectory } from './trajectory';
+import { serialize, type JsonObject, type JsonValue } from '../../capture/json';
+import { diffPair, diffRollouts, type DiffCall, type DiffSide, type PairSummary, type RolloutDiff } from '../../rollouts/diff';
+import type { CallPayload } from '../../rollouts/diff-shape';
+import type { CallscopeIndex } from '../callscope-index';
+import { callsOfRollout, locateCall, loadRolloutLine, trajectoryPayloads, type CallLocation } from '../queries/payload';
+import type { RolloutRow } from '../queries/rollouts';
+import { alignTools, toolsById } from '../../rollouts/diff-tools';
+import { rolloutTrajectory } from '../queries/trajectory';
 
 export interface RolloutRef {
   run: string;
@@ -130,7 +130,7 @@ async function lineOf(index: CallscopeIndex, ref: RolloutRef): Promise<JsonObjec
   const span = index.lineLocation(ref.run, ref.rollout);
   if (!span) return null;
   try {
-    return await readRolloutLine(span.path, span.start, span.length);
+    return await loadRolloutLine(span.path, span.start, span.length);
   } catch {
     return null;
   }

@@ -5,9 +5,9 @@
 // are in and it did not get is said, on both runs (their notes) and in the report serve prints: never silently.
 import path from 'node:path';
 import { promises as fsp } from 'node:fs';
-import { rolloutIdOfLine } from '../capture/ids';
-import { isJsonObject, parsePython } from '../capture/json';
-import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists, readLines, stripAscii } from '../capture/store';
+import { rolloutIdOfLine } from '../../capture/ids';
+import { isJsonObject, parsePython } from '../../capture/json';
+import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists, readLines, stripAscii } from '../../capture/store';
 
 /** Up to `limit` rollout ids from the first lines of a rollouts file. */
 async function sampleRolloutIds(file: string, limit = 16): Promise<string[]> {

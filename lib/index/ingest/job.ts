@@ -1,8 +1,8 @@
 // One ingest job (a group of capture files, or a slice of a rollouts file) read and scanned: the pure part of
-// ingest, run by an ingest worker (ingest-worker.ts) or, while it would otherwise wait, by the main thread
+// ingest, run by an ingest worker (worker.ts) or, while it would otherwise wait, by the main thread
 // itself (parallel.ts, OrderedJobs). A worker packs the calls for its message; the main thread keeps them.
-import { CALL_WIDTH, packCalls, readCaptureFile, type CaptureRead, type FileState, type PackedCalls } from './capture-read';
-import { readRolloutsSlice, type RolloutsSlice } from './rollouts-read';
+import { CALL_WIDTH, packCalls, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
+import { readRolloutsSlice, type RolloutsSlice } from './rollouts-file';
 
 export type WorkerJob =
   | { kind: 'capture'; files: { file: string; state: FileState }[] }
@@ -11,11 +11,11 @@ export type WorkerJob =
  * Capture reads from a worker come with the job's calls packed, in order (each read's `calls` emptied); from a job
  * run in-thread, unpacked (`calls` null, each read's own).
  */
-export type JobResult = { kind: 'capture'; reads: CaptureRead[]; calls: PackedCalls | null; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
+export type JobResult = { kind: 'capture'; reads: IngestRead[]; calls: PackedCalls | null; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
 
 export function runJob(job: WorkerJob, pack: boolean): JobResult {
   if (job.kind === 'capture') {
-    const reads = job.files.map((f) => readCaptureFile(f.file, f.state));
+    const reads = job.files.map((f) => readFileForIngest(f.file, f.state));
     const counts = reads.map((r) => (r.kind === 'read' ? r.calls.length / CALL_WIDTH : 0));
     if (!pack) return { kind: 'capture', reads, calls: null, counts };
     const all: unknown[] = [];

@@ -2,7 +2,7 @@
 // compensated latency sum (§4), and the capture gaps of §5.1. Ingest passes the calls it has just parsed;
 // other changes (markers, appends) re-read the rollout's calls by primary key. Statements are prepared once.
 import type Database from 'better-sqlite3';
-import { captureGaps, gapJson } from '../capture/attachment';
+import { captureGaps, gapJson } from '../../capture/attachment';
 import { callTotals, type CallAgg, type CallTotals } from './call-totals';
 
 export { median, type CallAgg, type CallTotals } from './call-totals';

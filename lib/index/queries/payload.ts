@@ -5,11 +5,11 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type Database from 'better-sqlite3';
-import { isJsonObject, parsePython, serialize, type JsonObject, type JsonValue } from '../capture/json';
-import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
-import { callIdSql, storedCallId } from './call-id';
-import { stripAscii } from '../capture/bytes';
-import { scanExchangeLineExact } from './scan';
+import { isJsonObject, parsePython, serialize, type JsonObject, type JsonValue } from '../../capture/json';
+import { RECORD_FIELDS, type ModelCallRecord } from '../../capture/record';
+import { callIdSql, storedCallId } from '../call-id';
+import { stripAscii } from '../../capture/bytes';
+import { scanExchangeLineExact } from '../scan/capture-line';
 
 export interface CallLocation {
   rollout_pk: number;
@@ -100,7 +100,7 @@ export async function readCaptureCalls(locations: CallLocation[]): Promise<Model
 }
 
 /** The rollout line (for attachment- and trajectory-backed calls), parsed in full. */
-export async function readRolloutLine(file: string, offset: number, length: number): Promise<JsonObject | null> {
+export async function loadRolloutLine(file: string, offset: number, length: number): Promise<JsonObject | null> {
   const handle = await fsp.open(file, 'r');
   try {
     const v = parsePython(await readRange(handle, offset, length));

@@ -15,21 +15,21 @@ import { closeSync, fstatSync, lstatSync, openSync, promises as fsp, readSync } 
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import { readRolloutLine } from './rollout-line';
-import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-read';
-import { RolloutAggregator } from './aggregate';
-import { storedCallId } from './call-id';
-import { rolloutOrderKey } from './rollout-order';
-import { CALL_WIDTH, NEW_FILE, readCaptureFile, resumeFrom, unpackCall, type CaptureRead, type FileState, type PackedCalls } from './capture-read';
-import { FoldCache, RolloutFold } from './live-aggregate';
+import { parseRolloutLine } from '../../rollouts/rollout-line';
+import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-file';
+import { RolloutAggregator } from '../aggregates/rollouts';
+import { storedCallId } from '../call-id';
+import { rolloutOrderKey } from '../rollout-order';
+import { CALL_WIDTH, NEW_FILE, readFileForIngest, resumeFrom, unpackCall, type IngestRead, type FileState, type PackedCalls } from './capture-file';
+import { FoldCache, RolloutFold } from '../aggregates/live';
 import { DEFAULT_MIN_BYTES, DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, IngestPool, OrderedJobs, workerCount, type IngestOptions } from './parallel';
 import { readLinesSync } from './line-reader';
-import type { RunSource } from './discovery';
-import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../capture/store';
-import { isStoreRolloutId } from '../capture/ids';
-import { stripAscii } from '../capture/bytes';
-import { rolloutSource } from '../capture/vocabulary';
-import type { ToolCallRow, TrajectorySummary } from '../rollouts/trajectory-summary';
+import type { RunSource } from '../sources/discovery';
+import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../../capture/store';
+import { isStoreRolloutId } from '../../capture/ids';
+import { stripAscii } from '../../capture/bytes';
+import { rolloutSource } from '../../capture/vocabulary';
+import type { ToolCallRow, TrajectorySummary } from '../../rollouts/trajectory-summary';
 
 export interface FileRow extends FileState {
   id: number;
@@ -357,7 +357,7 @@ export class Ingestor {
             // up only once the live path has stored any capture file since the pass loaded `files`).
             const current = this.liveCaptureWrites === liveWrites ? files.get(file) : (this.stmt.fileByPath.get(file) as FileRow | undefined);
             if (result?.kind !== 'capture' || !sameState(current, files.get(file))) return this.ingestCaptureFile(pass, file, id, markers.has(id), current);
-            this.applyCaptureRead(pass, file, id, markers.has(id), current, result.reads[k], result.calls ? { packed: result.calls, from: from - count, count } : undefined);
+            this.applyIngestRead(pass, file, id, markers.has(id), current, result.reads[k], result.calls ? { packed: result.calls, from: from - count, count } : undefined);
           });
         }
       })();
@@ -405,12 +405,12 @@ export class Ingestor {
   /** Reads what is new in one capture file; runs inside the caller's transaction. */
   private ingestCaptureFile(pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined): void {
     const row = known ?? (this.stmt.fileByPath.get(file) as FileRow | undefined);
-    this.applyCaptureRead(pass, file, rolloutId, marker, row, readCaptureFile(file, row ?? NEW_FILE));
+    this.applyIngestRead(pass, file, rolloutId, marker, row, readFileForIngest(file, row ?? NEW_FILE));
   }
 
-  /** Stores what `readCaptureFile` found in a capture file (read here, or by an ingest worker: `packed` calls). */
-  private applyCaptureRead(
-    pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined, read: CaptureRead,
+  /** Stores what `readFileForIngest` found in a capture file (read here, or by an ingest worker: `packed` calls). */
+  private applyIngestRead(
+    pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined, read: IngestRead,
     packed?: { packed: PackedCalls; from: number; count: number },
   ): void {
     if (read.kind === 'absent') return;
@@ -518,7 +518,7 @@ export class Ingestor {
         const read = readLinesSync(fd, offset, Math.min(size, offset + slice), nextLine, (bytes, lineOffset, lineNo) => {
           stats.bytesRead += bytes.length + 1;
           stats.linesRead++;
-          const parsed = readRolloutLine(bytes, lineNo, lineOffset, pass.hasCaptureDir);
+          const parsed = parseRolloutLine(bytes, lineNo, lineOffset, pass.hasCaptureDir);
           if (parsed) lines.push(storedRolloutLine(parsed, pass.hasCaptureDir));
         });
         if (read.offset === offset) {
@@ -555,7 +555,7 @@ export class Ingestor {
     if (!stripped || stripped.length === 0 || stripped[stripped.length - 1] !== 0x7d) return;
     const bytes = readAt(fd, length, f.offset);
     if (!bytes) return;
-    const parsed = readRolloutLine(bytes, f.nextLine, f.offset, pass.hasCaptureDir);
+    const parsed = parseRolloutLine(bytes, f.nextLine, f.offset, pass.hasCaptureDir);
     if (!parsed || parsed.problem !== null) return;
     const pk = this.db.transaction(() => this.storeRolloutLines(pass, f.id, f.kind, [storedRolloutLine(parsed, pass.hasCaptureDir)]))();
     this.stmt.setTail.run(pk, f.id);
@@ -606,7 +606,7 @@ export class Ingestor {
     return { offset, nextLine };
   }
 
-  /** Inserts calls given as flat `insertCall` parameters (capture-read.ts), with their rollout and file. */
+  /** Inserts calls given as flat `insertCall` parameters (capture-file.ts), with their rollout and file. */
   private insertCalls(pk: number, fileId: number, calls: unknown[]): void {
     const values = this.callRow;
     for (let i = 0; i < calls.length; i += CALL_WIDTH) {

@@ -1,7 +1,7 @@
 // The part of a rollout's aggregates that depends on its calls only, with the format's rules: null-skipping
 // sums, the compensated latency sum (§4), the median time to first token. Pure and free of file-system imports,
 // so that ingest workers compute it beside the scan (aggregate.ts adds the gaps and writes the row).
-import { neumaierSum } from '../capture/metrics';
+import { neumaierSum } from '../../capture/metrics';
 
 export interface CallAgg {
   tokens_in: number | null;

@@ -4,8 +4,8 @@
 // stays the reference (tests/unit/index/scan-fast.property.test.ts holds the two equal). Without the addon
 // (not built, or CALLSCOPE_NATIVE_SCAN=0), `nativeCallValues` always declines.
 import { isUtf8 } from 'node:buffer';
-import { stripAscii } from '../capture/bytes';
-import { NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from '../util/native-addon';
+import { stripAscii } from '../../capture/bytes';
+import { NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from '../../util/native-addon';
 
 // The output slots of scan.cc (enum Slot; NATIVE_SLOTS of them, checked when the addon is loaded).
 const S = {
@@ -32,7 +32,7 @@ function scanner(): NativeAddon | null {
 export const nativeScanStatus = nativeAddonStatus;
 
 /**
- * The `callValues` row of one capture line (rollout pk and file id left 0, as `readCaptureFile` leaves them),
+ * The `callValues` row of one capture line (rollout pk and file id left 0, as `readFileForIngest` leaves them),
  * or null when the native scan is not in use or declines the line (then scan.ts decides, blank lines included).
  */
 export function nativeCallValues(line: Buffer, lineOffset: number, callIndex: number): unknown[] | null {

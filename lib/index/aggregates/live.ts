@@ -6,7 +6,7 @@
 // Folds are cached only for rollouts the live path touched, a bounded number of them; any change that is
 // not a pure append (a file read again, a deleted file, an error) drops the rollout's fold.
 import type Database from 'better-sqlite3';
-import { gapsAndMismatch, type RolloutCaptureState } from './aggregate';
+import { gapsAndMismatch, type RolloutCaptureState } from './rollouts';
 
 const AGG_COLUMNS = `tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_ms, ttft_ms, error_category, model_server, dialect,
   started_at, completed_at`;

@@ -1,12 +1,12 @@
-// Reading a rollouts (or failures) file for ingest, with no index access: each line parsed (rollout-line.ts)
+// Reading a rollouts (or failures) file for ingest, with no index access: each line parsed (lib/rollouts/rollout-line.ts)
 // into the plain values ingest stores. A file is read in slices; a slice owns the lines that start in it, so
 // that ingest workers can parse slices of one file side by side and the main thread numbers the lines and
 // stores them in file order, exactly as a single-thread read would.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { JsonFloat } from '../capture/json';
-import { callValues } from './capture-read';
+import { JsonFloat } from '../../capture/json';
+import { callValues } from './capture-file';
 import { readLinesSync } from './line-reader';
-import { readRolloutLine, type RolloutLine } from './rollout-line';
+import { parseRolloutLine, type RolloutLine } from '../../rollouts/rollout-line';
 
 /** A rollout line as stored: plain values only (it crosses from a worker by structured clone). */
 export interface StoredRolloutLine extends Omit<RolloutLine, 'search' | 'attachment'> {
@@ -77,7 +77,7 @@ export function readRolloutsSlice(file: string, from: number, to: number, size: 
     if (start < 0 || start >= to) return out;
     const read = readLinesSync(fd, start, size, 0, (bytes, offset, lineNo) => {
       out.bytes += bytes.length + 1;
-      const parsed = readRolloutLine(bytes, lineNo, offset, countCalls);
+      const parsed = parseRolloutLine(bytes, lineNo, offset, countCalls);
       if (parsed) out.lines.push(storedRolloutLine(parsed, countCalls));
     }, to);
     out.count = read.nextLine;

@@ -6,16 +6,16 @@ import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { callIdSql } from './call-id';
-import { discoverRuns, type PathSpec, type RunSource } from './discovery';
-import { Ingestor, type IngestStats } from './ingest';
-import type { IngestOptions } from './parallel';
-import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries';
+import { discoverRuns, type PathSpec, type RunSource } from './sources/discovery';
+import { Ingestor, type IngestStats } from './ingest/ingest';
+import type { IngestOptions } from './ingest/parallel';
+import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries/rollouts';
 import { ROLLOUT_INDEXES, dropRolloutIndexes, migrate } from './schema';
-import { CompareCache, compareRuns, type Comparison } from './compare';
-import { TaskCache, taskPage, type TaskPage, type TaskPageQuery } from './tasks';
+import { CompareCache, compareRuns, type Comparison } from './compare/compare';
+import { TaskCache, taskPage, type TaskPage, type TaskPageQuery } from './aggregates/tasks';
 import { bestFirst, bestOf, type AgentTasks, type TaskGroup } from '../rollouts/task-groups';
 import { taskChanges, type PairBy, type TaskChanges } from '../rollouts/task-changes';
-import { callBody, callsOfRollout, locateCall, readCaptureCalls, readRolloutLine, trajectoryPayloads, type CallBody } from './payload';
+import { callBody, callsOfRollout, locateCall, readCaptureCalls, loadRolloutLine, trajectoryPayloads, type CallBody } from './queries/payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
 import { isJsonObject, type JsonObject } from '../capture/json';
 import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
@@ -517,7 +517,7 @@ export class CallscopeIndex extends EventEmitter {
     return null;
   }
 
-  /** A page of a run's task groups (lib/index/tasks.ts); null for an unknown run. */
+  /** A page of a run's task groups (lib/index/aggregates/tasks.ts); null for an unknown run. */
   tasks(runId: string, query: TaskPageQuery): TaskPage | null {
     const groups = this.taskGroups(runId);
     return groups && taskPage(groups, query);
@@ -581,7 +581,7 @@ export class CallscopeIndex extends EventEmitter {
     const span = this.lineSpan(pk);
     if (!span) return null;
     try {
-      return await readRolloutLine(span.path, span.start, span.length);
+      return await loadRolloutLine(span.path, span.start, span.length);
     } catch {
       return null;
     }

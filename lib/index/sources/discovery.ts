@@ -5,7 +5,7 @@
 // under. Symlinks are not followed, so nothing outside a root is ever reached.
 import { promises as fsp, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists } from '../capture/store';
+import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists } from '../../capture/store';
 import { pairCaptureDirs } from './pairing';
 
 export interface RunSource {

@@ -2,7 +2,7 @@
 // jobs the main thread sends, answered with plain values; the main thread alone writes the index (parallel.ts,
 // ingest.ts).
 import { parentPort } from 'node:worker_threads';
-import { runJob, type JobResult, type WorkerJob } from './ingest-job';
+import { runJob, type JobResult, type WorkerJob } from './job';
 
 const port = parentPort!;
 port.on('message', (msg: { id: number; job: WorkerJob }) => {

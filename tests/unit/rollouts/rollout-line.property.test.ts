@@ -8,14 +8,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isUtf8 } from 'node:buffer';
 import { scanShallowFast, scanShallowFastJs, scanShallowFastNative } from '../../../lib/capture/json';
-import { readRolloutLine } from '../../../lib/index/rollout-line';
-import { storedRolloutLine } from '../../../lib/index/rollouts-read';
+import { parseRolloutLine } from '../../../lib/rollouts/rollout-line';
+import { storedRolloutLine } from '../../../lib/index/ingest/rollouts-file';
 import { useDemo } from '../../support/demo';
 import { TIERS } from '../../support/nemo-gym-data';
 
 /** What the index stores of a line (as a worker would send it), by the fast path and by the lossless one. */
 function stored(bytes: Buffer, countCalls: boolean, exact: boolean): unknown {
-  const line = readRolloutLine(bytes, 3, 100, countCalls, exact);
+  const line = parseRolloutLine(bytes, 3, 100, countCalls, exact);
   if (!line) return null;
   return storedRolloutLine(line, countCalls);
 }
@@ -189,7 +189,7 @@ describe('fast rollout-line scan = lossless scan (what the index stores)', () =>
     const text = '{"_ng_task_index":4,"_ng_rollout_index":2,"reward":1.0,"ng_model_call_capture":{"rollout_id":"custom-7","calls":[{}],"metrics":{"tokens_total":9},"gaps":[]}}';
     for (const countCalls of [true, false]) {
       for (const exact of [true, false]) {
-        const line = readRolloutLine(Buffer.from(text), 1, 0, countCalls, exact)!;
+        const line = parseRolloutLine(Buffer.from(text), 1, 0, countCalls, exact)!;
         expect(line.rolloutId).toBe('custom-7');
         expect(line.attachment).toMatchObject({ calls: 1, tokensTotal: 9 });
         expect(line.reward).toBe(1);

@@ -1,4 +1,4 @@
-// Parallel cold ingest: worker threads read and scan files (the pure part, capture-read.ts) while the main
+// Parallel cold ingest: worker threads read and scan files (the pure part, capture-file.ts) while the main
 // thread only writes the index. Results come back as plain values and are applied strictly in job order, so
 // the index a parallel ingest builds is the single-thread one, row for row (tests/unit/index/parallel.test.ts).
 //
@@ -11,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { tsWorker } from '../util/ts-worker';
-import { runJob, type JobResult, type WorkerJob } from './ingest-job';
+import { tsWorker } from '../../util/ts-worker';
+import { runJob, type JobResult, type WorkerJob } from './job';
 
 export interface IngestOptions {
   /** Worker threads for a large pass (0: never). Default: CALLSCOPE_INGEST_WORKERS, else one fewer than the cores (at most 4). */
@@ -106,7 +106,7 @@ export class IngestPool {
     // Built from a path rather than `new URL('./…', import.meta.url)`, which bundlers rewrite into an asset: from a
     // bundle (Next's server chunks, dist/cli) the worker sources are not beside it, no worker starts, and the
     // pass runs in-thread.
-    const entry = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'ingest-worker.ts'));
+    const entry = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.ts'));
     const slots: Slot[] = [];
     for (let k = 0; k < size; k++) {
       try {

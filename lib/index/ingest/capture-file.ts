@@ -1,12 +1,12 @@
 // Reading one capture file for ingest, with no index access: from the file's stored state (identity, size,
 // offset) to what is new in it, as plain values: each call's `insertCall` parameters and, when the file was
 // read from its start, the rollout's call totals. Pure apart from the file reads, so that an ingest worker
-// (ingest-worker.ts) and the single-thread ingest run the same code and write the same rows.
+// (worker.ts) and the single-thread ingest run the same code and write the same rows.
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
-import { callTotals, type CallAgg, type CallTotals } from './call-totals';
+import { callTotals, type CallAgg, type CallTotals } from '../aggregates/call-totals';
 import { readLinesSync } from './line-reader';
-import { nativeScanInto } from './native-scan';
-import { scanExchangeLine } from './scan';
+import { nativeScanInto } from '../scan/native';
+import { scanExchangeLine } from '../scan/capture-line';
 
 /** What ingest stored about a file the last time it read it (a file it has never read: `NEW_FILE`). */
 export interface FileState {
@@ -37,10 +37,10 @@ export function resumeFrom(row: FileState, st: FileIdentity): 'unchanged' | 'app
   return 'append';
 }
 
-/** Values per call in `CaptureRead.calls`: the `insertCall` parameters, rollout pk and file id left 0. */
+/** Values per call in `IngestRead.calls`: the `insertCall` parameters, rollout pk and file id left 0. */
 export const CALL_WIDTH = 29;
 
-export type CaptureRead =
+export type IngestRead =
   /** Gone, or not a regular file: nothing is recorded. */
   | { kind: 'absent' }
   /** Same identity, size and mtime as stored. */
@@ -67,7 +67,7 @@ export type CaptureRead =
 // through a symlink, and without blocking on a FIFO; what is not a regular file is then absent, as after lstat.
 const OPEN_NEW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-export function readCaptureFile(file: string, stored: FileState): CaptureRead {
+export function readFileForIngest(file: string, stored: FileState): IngestRead {
   let st: Stats;
   let fd: number;
   if (stored.ino === 0) {

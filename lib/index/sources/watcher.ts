@@ -15,10 +15,10 @@
 import chokidar, { type FSWatcher } from 'chokidar';
 import { watch, type FSWatcher as DirWatcher } from 'node:fs';
 import path from 'node:path';
-import type { CallscopeIndex } from './index';
+import type { CallscopeIndex } from '../callscope-index';
 import { MIN_GAP_MS, GAP_FACTOR, Poller, type PollKind } from './poll';
 import { pollModeFromEnv, pollReason, type PollMode } from './watch-mount';
-import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX } from '../capture/store';
+import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX } from '../../capture/store';
 
 const DEBOUNCE_MS = 50;
 const SKIPPED_NAMES = new Set(['node_modules', '.git', '.callscope']);

@@ -3,7 +3,7 @@
 // changes, so that every sort, filter and page of the Tasks view is a pass over tasks in memory, not over rollouts.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import { taskGroups, type AgentTasks, type Solved, type TaskGroup, type TaskRolloutRow } from '../rollouts/task-groups';
+import { taskGroups, type AgentTasks, type Solved, type TaskGroup, type TaskRolloutRow } from '../../rollouts/task-groups';
 
 export const TASK_SORTS = ['task', 'rollouts', 'reward_mean', 'reward_std', 'reward_min', 'reward_max', 'pass@1', 'pass@k', 'tokens', 'latency', 'failed'] as const;
 export type TaskSortKey = (typeof TASK_SORTS)[number];

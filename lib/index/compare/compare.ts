@@ -10,7 +10,7 @@
 // rollout recomputes its batch only and merges it with the others. Ingest drops the batches it touched (CompareCache.invalidate); after a large pass the index
 // computes the missing batches in the background (CompareCache.fill), so the first compare need not.
 import type Database from 'better-sqlite3';
-import { addTotalsParts, finishTotals, totalsParts, type RunTotals, type TotalsParts } from './queries';
+import { addTotalsParts, finishTotals, totalsParts, type RunTotals, type TotalsParts } from '../queries/rollouts';
 import { ByteReader, ByteWriter } from './batch-codec';
 import { taskRelation, type CompareRun, type TaskRelation } from './task-relation';
 
