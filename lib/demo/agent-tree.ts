@@ -7,11 +7,12 @@
 // draws only ids, timings and bytes (calls.ts), so the same plan always gives the same capture.
 import type { JsonObject } from '../capture/json';
 import { COMPACTION_PROMPT_MARKERS, COMPACTION_SUMMARY_PREFIX } from '../rollouts/compaction';
-import { simulateCall, type CallFault, type CallResult } from './calls';
+import { simulateCall, type CallResult } from './calls';
 import { estimateTokens, newIds, newToolUse, startConversation, type AssistantTurn, type Conversation, type Message, type ToolDef, type ToolUse } from './conversation';
 import type { Usage } from './dialect-shared';
 import type { Rng } from './random';
 import { RETRY_DELAY_S } from './rollout';
+import type { CallFault } from './rollout-trace';
 import type { PolicyServer } from './scenario';
 
 export type ToolStatus = 'completed' | 'failed' | 'timeout';

@@ -9,9 +9,8 @@ import { estimateTokens, type AssistantTurn, type Conversation } from './convers
 import { truncateStream, type RequestOptions, type Usage } from './dialect-shared';
 import { RENDERERS } from './dialects';
 import type { Rng } from './random';
+import type { CallFault } from './rollout-trace';
 import type { ModelServer } from './scenario';
-
-export type CallFault = 'rate_limit' | 'server_error' | 'truncated' | 'stream_error';
 
 export interface CallInput {
   rng: Rng;

@@ -2,10 +2,10 @@
 // in parallel, hands the survey of the tests to a subagent while it reads the code, edits (sometimes missing the
 // string first), hands the test run to a second subagent, verifies, and on a long rollout compacts its context
 // before its last checks. Tests fail or time out as test suites do; a few tool calls lose their timestamps.
-import type { CallFault } from './calls';
 import type { CompactionPlan, InvocationPlan, ToolPlan, TurnPlan } from './agent-tree';
 import type { ToolDef } from './conversation';
 import type { Rng } from './random';
+import type { CallFault } from './rollout-trace';
 import type { StepCall, Task } from './scenario';
 import { stringSchema, SWE_INSTANCES, SWE_TOOLS } from './scenario-swe';
 

@@ -10,11 +10,11 @@ import { collectRolloutLine } from '../rollouts/collect-line';
 import type { CompactionPlan, InvocationPlan, ToolPlan, TurnPlan } from './agent-tree';
 import { CLAUDE_CODE_TOOLS, SUBAGENT_SYSTEM } from './claude-code-plan';
 import { Rng } from './random';
-import { simulateRollout, type RolloutSpec } from './rollout';
+import { simulateRollout } from './rollout';
 import { BASE_EPOCH } from './runs';
 import { claudeCodeScenario, simulateObservedTree } from './scenario-claude-code';
 import { SWE_TOOLS } from './scenario-swe';
-import type { Scenario, Task } from './scenario';
+import type { RolloutSpec, Scenario, Task } from './scenario';
 import { writeCaptureFile } from './writer';
 
 export interface LargeTrajectorySize {

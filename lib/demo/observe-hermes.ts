@@ -8,7 +8,7 @@ import { isJsonObject, serialize, truthy, type JsonObject, type JsonValue } from
 import { gap } from '../rollouts/join';
 import { validateBundle } from '../rollouts/observations';
 import type { Message } from './conversation';
-import type { ToolTrace } from './rollout';
+import type { ToolTrace } from './rollout-trace';
 import type { ObservedRollout } from './scenario';
 import type { Rng } from './random';
 

@@ -6,8 +6,7 @@ import { pyFloat, setKey, type JsonObject } from '../capture/json';
 import type { Message } from './conversation';
 import type { Usage } from './dialect-shared';
 import { inputItems, responsesTools } from './dialect-responses';
-import type { RolloutSpec } from './rollout-spec';
-import type { Outcome, Task } from './scenario';
+import type { Outcome, RolloutSpec, Task } from './scenario';
 
 export interface Trajectory {
   /** Messages after the dataset row's initial ones: assistant turns, tool results, user replies. */

@@ -3,25 +3,14 @@
 // the same request, and a `judge_model` call during verification. Produces the exchanges in append order and
 // the rollout line the collector would persist (before the capture is attached).
 import type { JsonObject } from '../capture/json';
-import { simulateCall, type CallFault, type CallResult } from './calls';
+import { simulateCall, type CallResult } from './calls';
 import { estimateTokens, newIds, newToolUse, startConversation, type AssistantTurn, type Conversation, type Message } from './conversation';
 import { RENDERERS } from './dialects';
 import type { Usage } from './dialect-shared';
 import type { Rng } from './random';
 import { failureLine, rolloutLine } from './rollout-line';
-import type { RolloutSpec } from './rollout-spec';
-import type { JudgeRecord, ModelServer, Scenario } from './scenario';
-
-export type { RolloutSpec } from './rollout-spec';
-
-export interface SimulatedRollout {
-  rolloutId: string;
-  exchanges: JsonObject[];
-  line: JsonObject;
-  /** The line belongs in the failures file. */
-  failed: boolean;
-  endAt: number;
-}
+import type { CallFault, SimulatedRollout, TurnTrace } from './rollout-trace';
+import type { JudgeRecord, ModelServer, RolloutSpec, Scenario } from './scenario';
 
 /** Decides a rollout's length: the task's natural number of steps, or an exact call budget. */
 interface Pacer {
@@ -95,24 +84,6 @@ function messageBytes(m: Message): number {
 }
 
 export type SimulatedRolloutEnd = Omit<SimulatedRollout, 'exchanges'> & { calls: number };
-
-/** One policy turn as the agent lived it: the faults it retried, when its answer arrived, the tools it ran. */
-export interface TurnTrace {
-  turn: AssistantTurn;
-  faults: CallFault[];
-  completedAt: number;
-  tools: ToolTrace[];
-}
-
-/** A tool call's execution: between the call that requested it and the next call. Unix seconds. */
-export interface ToolTrace {
-  callId: string;
-  name: string;
-  args: JsonObject;
-  output: string;
-  startedAt: number;
-  completedAt: number;
-}
 
 export function rolloutIdOf(spec: RolloutSpec): string {
   return spec.rolloutId ?? `${spec.taskIndex}-${spec.rolloutIndex}${spec.attempt > 0 ? `-a${spec.attempt}` : ''}`;

@@ -25,9 +25,8 @@
 // get the merge alone.
 // With sizing flags the data set is one run, `bench`, cycling through the four agents (task by task), in
 // two shards so that it can be generated on two threads.
-import type { CallFault } from './calls';
-import type { RolloutSpec } from './rollout';
-import type { Scenario } from './scenario';
+import type { CallFault } from './rollout-trace';
+import type { RolloutSpec, Scenario } from './scenario';
 import { mathScenario } from './scenario-math';
 import { claudeCodeScenario } from './scenario-claude-code';
 import { hermesScenario } from './scenario-hermes';

@@ -8,9 +8,10 @@ import { CLAUDE_CODE_TOOLS, sweAgentPlan } from './claude-code-plan';
 import type { Message } from './conversation';
 import { claudeCodeObservations, uuid } from './observe-claude-code';
 import type { Rng } from './random';
-import { rolloutIdOf, type RolloutSpec, type SimulatedRollout } from './rollout';
+import { rolloutIdOf } from './rollout';
 import { rolloutLine } from './rollout-line';
-import type { Outcome, Scenario, Task } from './scenario';
+import type { SimulatedRollout } from './rollout-trace';
+import type { Outcome, RolloutSpec, Scenario, Task } from './scenario';
 import { sweScenario } from './scenario-swe';
 
 export type Planner = (rng: Rng, task: Task, spec: RolloutSpec, success: boolean) => InvocationPlan;

@@ -1,11 +1,12 @@
 // What a demo scenario supplies: the agent, its model servers, its tools, and tasks whose steps say what the
 // assistant does at each turn (reason, call tools, answer) and what the tools return. The rollout simulator
-// (rollout.ts) turns a task into model calls; the scenario never sees dialects or bytes.
+// (rollout.ts) turns a task into model calls; the scenario never sees dialects or bytes. A rollout's spec names its
+// scenario and a scenario may simulate or observe a spec, so RolloutSpec lives here too (one module, no cycle).
 import type { JsonObject } from '../capture/json';
 import type { Dialect } from '../capture/sse';
 import type { Message, ToolDef } from './conversation';
 import type { Rng } from './random';
-import type { RolloutSpec, SimulatedRollout, TurnTrace } from './rollout';
+import type { CallFault, SimulatedRollout, TurnTrace } from './rollout-trace';
 
 export interface StepCall {
   name: string;
@@ -111,4 +112,29 @@ export interface ObservedRollout {
   history: Message[];
   turns: TurnTrace[];
   endAt: number;
+}
+
+/** What one simulated rollout is asked to be (rollout.ts simulates it, rollout-line.ts writes its line). */
+export interface RolloutSpec {
+  scenario: Scenario;
+  taskIndex: number;
+  rolloutIndex: number;
+  /** Resume retries: 1 for the first retry (`-a1`), 0 otherwise. */
+  attempt: number;
+  /** An explicit rollout id (captures made outside the collector, e.g. through `callscope proxy`). */
+  rolloutId?: string;
+  /** Unix seconds. */
+  startAt: number;
+  /** Exactly this many model calls (benchmark corpora); the task's natural length otherwise. */
+  calls?: number;
+  /** Faults forced before the successful call of a policy turn, by turn index. */
+  faults?: Record<number, CallFault[]>;
+  /** Probability that a policy turn first meets a provider fault (natural length only). */
+  faultRate?: number;
+  /** The attempt dies of an infrastructure failure after this many policy turns (a failures-file row). */
+  failAfterTurns?: number;
+  /** The agent never reaches a model (its sandbox failed to start). */
+  noCalls?: boolean;
+  success?: boolean;
+  streaming?: boolean;
 }

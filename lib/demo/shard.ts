@@ -10,8 +10,10 @@ import { serialize } from '../capture/json';
 import { collectRolloutLine } from '../rollouts/collect-line';
 import { MinHeap } from '../util/min-heap';
 import { Rng } from './random';
-import { rolloutIdOf, simulateRollout, simulateRolloutStream, type RolloutSpec, type SimulatedRollout, type SimulatedRolloutEnd } from './rollout';
+import { rolloutIdOf, simulateRollout, simulateRolloutStream, type SimulatedRolloutEnd } from './rollout';
+import type { SimulatedRollout } from './rollout-trace';
 import { benchRun, defaultRuns, runSpecs, type RunDef, type Special } from './runs';
+import type { RolloutSpec } from './scenario';
 import { writeCaptureFile, writeCaptureStream } from './writer';
 
 /** A run named so that a worker thread can rebuild its definition (definitions hold functions). */
