@@ -27,14 +27,28 @@
 
 namespace {
 
-// The output slots (native-scan.ts reads them by the same numbers). Spans are byte offsets into the line;
-// a string's span is its content (without the quotes), -1 for null. Numbers are NaN for null.
+// The output slots, in order. Spans are byte offsets into the line; a string's span is its content (without the
+// quotes), -1 for null. Numbers are NaN for null. The list is written once: it makes the enum and the names the addon
+// exports (`slotNames`), which lib/util/native-addon.ts checks name by name against the NATIVE_SLOT_NAMES that
+// lib/index/scan/native.ts reads the slots by, so that a layout changed on one side only is refused, not misread.
+#define CALLSCOPE_SLOTS(X)                                                                                           \
+  X(REQ_START) X(REQ_END) X(RESP_START) X(RESP_END)                                                                  \
+  X(CALL_ID) X(CALL_ID_END) X(REF_NAME) X(REF_NAME_END) X(MODEL) X(MODEL_END) X(DIALECT) X(DIALECT_END)              \
+  X(STATUS) X(STATUS_END) X(FINISH) X(FINISH_END) X(ERROR_CATEGORY) X(ERROR_CATEGORY_END)                            \
+  X(STATUS_CODE) X(STARTED_AT) X(COMPLETED_AT) X(TOKENS_IN) X(TOKENS_OUT) X(TOKENS_REASONING) X(TOKENS_TOTAL)        \
+  X(CACHED_TOKENS) X(CACHE_CREATION_TOKENS) X(CACHE_HIT) X(LATENCY_MS) X(TTFT_MS) X(TOOL_CALLS)
+
 enum Slot {
-  REQ_START, REQ_END, RESP_START, RESP_END,
-  CALL_ID, CALL_ID_END, REF_NAME, REF_NAME_END, MODEL, MODEL_END, DIALECT, DIALECT_END,
-  STATUS, STATUS_END, FINISH, FINISH_END, ERROR_CATEGORY, ERROR_CATEGORY_END,
-  STATUS_CODE, STARTED_AT, COMPLETED_AT, TOKENS_IN, TOKENS_OUT, TOKENS_REASONING, TOKENS_TOTAL, CACHED_TOKENS,
-  CACHE_CREATION_TOKENS, CACHE_HIT, LATENCY_MS, TTFT_MS, TOOL_CALLS, SLOTS
+#define CALLSCOPE_SLOT_ENUM(name) name,
+  CALLSCOPE_SLOTS(CALLSCOPE_SLOT_ENUM)
+#undef CALLSCOPE_SLOT_ENUM
+  SLOTS
+};
+
+const char* const SLOT_NAMES[SLOTS] = {
+#define CALLSCOPE_SLOT_NAME(name) #name,
+    CALLSCOPE_SLOTS(CALLSCOPE_SLOT_NAME)
+#undef CALLSCOPE_SLOT_NAME
 };
 
 constexpr size_t NO = SIZE_MAX;
@@ -1361,7 +1375,7 @@ napi_value ScanShallow(napi_env env, napi_callback_info info) {
 NAPI_MODULE_INIT() {
   auto* inst = new Instance();
   napi_set_instance_data(env, inst, finalizeInstance, nullptr);
-  napi_value fn, slots;
+  napi_value fn, slotNames, name;
   napi_create_function(env, "setOutput", NAPI_AUTO_LENGTH, SetOutput, nullptr, &fn);
   napi_set_named_property(env, exports, "setOutput", fn);
   napi_create_function(env, "scanCapture", NAPI_AUTO_LENGTH, ScanCapture, nullptr, &fn);
@@ -1372,11 +1386,15 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "shallowConfig", fn);
   napi_create_function(env, "scanShallow", NAPI_AUTO_LENGTH, ScanShallow, nullptr, &fn);
   napi_set_named_property(env, exports, "scanShallow", fn);
-  napi_create_uint32(env, SLOTS, &slots);
-  napi_set_named_property(env, exports, "slots", slots);
+  napi_create_array_with_length(env, SLOTS, &slotNames);
+  for (uint32_t k = 0; k < SLOTS; k++) {
+    napi_create_string_utf8(env, SLOT_NAMES[k], NAPI_AUTO_LENGTH, &name);
+    napi_set_element(env, slotNames, k, name);
+  }
+  napi_set_named_property(env, exports, "slotNames", slotNames);
   // Bumped with every change of the exports or of what they answer (lib/util/native-addon.ts: NATIVE_VERSION).
   napi_value version;
-  napi_create_uint32(env, 1, &version);
+  napi_create_uint32(env, 2, &version);
   napi_set_named_property(env, exports, "version", version);
   return exports;
 }

@@ -16,19 +16,67 @@ export interface NativeAddon {
   shallowConfig(spec: string): number;
   /** scanShallowFast's reduced text into `dst` (at least the line's length): its length (meta[0]: counted, -1 null), or -1. */
   scanShallow(line: Uint8Array, config: number, dst: Uint8Array, meta: Float64Array): number;
-  slots: number;
+  /** The names of the output slots in the order scanCapture writes them (scan.cc's CALLSCOPE_SLOTS). */
+  slotNames: string[];
   version: number;
 }
 
 /** The addon version this code expects (scan.cc's `version`): a build from older sources is not used. */
-export const NATIVE_VERSION = 1;
-/** The output slots scanCapture writes (scan.cc's enum Slot). */
-export const NATIVE_SLOTS = 31;
+export const NATIVE_VERSION = 2;
+
+/**
+ * The output slots scanCapture writes, in order, as this code reads them (by name: NATIVE_SLOT). A string's span is
+ * NAME and NAME_END; the slots from STATUS_CODE on are numbers. scan.cc declares the same list (CALLSCOPE_SLOTS) and
+ * exports it: a build whose list differs in any name or place is not used.
+ */
+export const NATIVE_SLOT_NAMES = [
+  'REQ_START',
+  'REQ_END',
+  'RESP_START',
+  'RESP_END',
+  'CALL_ID',
+  'CALL_ID_END',
+  'REF_NAME',
+  'REF_NAME_END',
+  'MODEL',
+  'MODEL_END',
+  'DIALECT',
+  'DIALECT_END',
+  'STATUS',
+  'STATUS_END',
+  'FINISH',
+  'FINISH_END',
+  'ERROR_CATEGORY',
+  'ERROR_CATEGORY_END',
+  'STATUS_CODE',
+  'STARTED_AT',
+  'COMPLETED_AT',
+  'TOKENS_IN',
+  'TOKENS_OUT',
+  'TOKENS_REASONING',
+  'TOKENS_TOTAL',
+  'CACHED_TOKENS',
+  'CACHE_CREATION_TOKENS',
+  'CACHE_HIT',
+  'LATENCY_MS',
+  'TTFT_MS',
+  'TOOL_CALLS',
+] as const;
+export type NativeSlot = (typeof NATIVE_SLOT_NAMES)[number];
+export const NATIVE_SLOTS = NATIVE_SLOT_NAMES.length;
+/** Each slot's index by name, resolved once here (the scan's hot path reads plain numbers). */
+export const NATIVE_SLOT = Object.fromEntries(NATIVE_SLOT_NAMES.map((name, i) => [name, i])) as Readonly<Record<NativeSlot, number>>;
 
 /** Why these exports cannot be used (a build from other sources: `npm run build:native`), or null. */
-export function addonProblem(exports: { version?: unknown; slots?: unknown }): string | null {
-  if (exports.version !== NATIVE_VERSION || exports.slots !== NATIVE_SLOTS) {
+export function addonProblem(exports: { version?: unknown; slotNames?: unknown }): string | null {
+  if (exports.version !== NATIVE_VERSION) {
     return `built from other sources (version ${exports.version ?? 'none'}, expected ${NATIVE_VERSION}): run npm run build:native`;
+  }
+  const names = Array.isArray(exports.slotNames) ? (exports.slotNames as unknown[]) : [];
+  const at = NATIVE_SLOT_NAMES.findIndex((name, i) => names[i] !== name);
+  if (at >= 0 || names.length !== NATIVE_SLOTS) {
+    const slot = at >= 0 ? at : NATIVE_SLOTS;
+    return `built with another slot layout (slot ${slot} is ${String(names[slot] ?? 'missing')}, expected ${NATIVE_SLOT_NAMES[slot] ?? 'none'}): run npm run build:native`;
   }
   return null;
 }

@@ -5,15 +5,10 @@
 // (not built, or CALLSCOPE_NATIVE_SCAN=0), `nativeCallValues` always declines.
 import { isUtf8 } from 'node:buffer';
 import { stripAscii } from '../../capture/bytes';
-import { NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from '../../util/native-addon';
+import { NATIVE_SLOT, NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from '../../util/native-addon';
 
-// The output slots of scan.cc (enum Slot; NATIVE_SLOTS of them, checked when the addon is loaded).
-const S = {
-  REQ_START: 0, REQ_END: 1, RESP_START: 2, RESP_END: 3,
-  CALL_ID: 4, REF_NAME: 6, MODEL: 8, DIALECT: 10, STATUS: 12, FINISH: 14, ERROR_CATEGORY: 16,
-  STATUS_CODE: 18, STARTED_AT: 19, COMPLETED_AT: 20, TOKENS_IN: 21, TOKENS_OUT: 22, TOKENS_REASONING: 23, TOKENS_TOTAL: 24,
-  CACHED_TOKENS: 25, CACHE_CREATION_TOKENS: 26, CACHE_HIT: 27, LATENCY_MS: 28, TTFT_MS: 29, TOOL_CALLS: 30,
-} as const;
+// The output slots of scan.cc by name (NATIVE_SLOT_NAMES, which the loader checks against the build name by name).
+const S = NATIVE_SLOT;
 
 const out = new Float64Array(NATIVE_SLOTS);
 let outFor: NativeAddon | null = null;
