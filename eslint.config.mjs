@@ -1,11 +1,13 @@
-// The checks that keep the code's shape (`npm run lint`, which .ci/run runs before the tests): no import cycles,
-// React's rules of hooks, and the recommended JavaScript and TypeScript rules the code already keeps. Types are
-// tsc's; formatting is prettier's (.prettierrc), so no style rules here.
+// The checks that keep the code's shape (`npm run lint`, which .ci/run runs before the tests): no import cycles, also
+// through type-only imports (which import-x/no-cycle skips: scripts/lint-type-cycles.mjs), React's rules of hooks,
+// and the recommended JavaScript and TypeScript rules the code already keeps. Types are tsc's; formatting is
+// prettier's (.prettierrc), so no style rules here.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import { noTypeImportCycle } from './scripts/lint-type-cycles.mjs';
 
 export default tseslint.config(
   { ignores: ['tests/fixtures/', 'node_modules/', '.next/', '.callscope/', '.ci/', 'native/build/', 'dist/', 'reports/', 'next-env.d.ts'] },
@@ -24,6 +26,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
       '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true }],
     },
+  },
+  {
+    files: ['**/*.{ts,tsx}'],
+    plugins: { callscope: { rules: { 'no-type-import-cycle': noTypeImportCycle } } },
+    rules: { 'callscope/no-type-import-cycle': 'error' },
   },
   {
     files: ['**/*.{js,mjs}'],
