@@ -6,11 +6,11 @@
 // ng_trajectory.model_calls, as in persisted NeMo Gym rollouts. Capture files are hard links to the source's.
 import { closeSync, createWriteStream, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { collectCapture, mergeCaptureIntoLine } from '../lib/capture/attachment';
-import { rolloutIdFromBody } from '../lib/capture/ids';
-import { isJsonObject, numericValue, parsePython, serialize, type JsonObject } from '../lib/capture/json';
-import { readLinesSync } from '../lib/index/ingest/line-reader';
-import { attachTrajectoryRecord } from '../lib/rollouts/collector';
+import { collectCapture, mergeCaptureIntoLine } from '../../../lib/capture/attachment';
+import { rolloutIdFromBody } from '../../../lib/capture/ids';
+import { isJsonObject, numericValue, parsePython, serialize, type JsonObject } from '../../../lib/capture/json';
+import { readLinesSync } from '../../../lib/index/ingest/line-reader';
+import { attachTrajectoryRecord } from '../../../lib/rollouts/collector';
 
 const SIDECAR = '.callscope-bench-trajectories.json';
 
