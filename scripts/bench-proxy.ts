@@ -4,8 +4,11 @@
 // capture), and the real `callscope proxy` command capturing into a temporary dir. Each runs in its own
 // process, so that no target's work lands on another's event loop. Prints a table and writes
 // reports/bench-proxy.json with the machine, Node version, commit, seed and every figure.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fdatasyncSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+//
+// One function per target of targets.md (measureP1, measureP3, measureP5, measureP6), each returning its section
+// of the report and its lines of the table; main starts the processes, runs them in that order and writes both.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, fdatasyncSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -15,8 +18,16 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { clientResponseHeaders, upstreamRequestHeaders } from '../lib/proxy/headers';
 import { MockUpstream, sseEvent } from '../tests/support/mock-upstream';
+import { cpuModel, gitCommit, gitDirtyPaths, loadAverage } from './bench/machine';
+import { rssMb } from './bench/memory';
+import { ROOT } from './bench/paths';
+import { startChild } from './bench/process';
+import { mulberry32, shuffled } from './bench/random';
+import { writeReport } from './bench/report';
+import { pct, round as r3, shortSummary as stats } from './bench/stats';
+import { columns as row } from './bench/table';
+import { sleep } from './bench/time';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SELF = fileURLToPath(import.meta.url);
 const { values: opts } = parseArgs({
   options: {
@@ -30,16 +41,6 @@ const { values: opts } = parseArgs({
 });
 
 // --- the processes under test ----------------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['the', 'agent', 'calls', 'tool', 'résumé', 'naïve', 'Zürich', '東京', 'weather', 'patch', 'diff', 'test', 'passes', 'because', 'ok'];
 function text(rng: () => number, bytes: number): string {
@@ -122,52 +123,11 @@ async function runBare(upstream: string): Promise<void> {
   process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }) + '\n');
 }
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-}
-
-function start(args: string[], parse: (line: string) => string | null): Promise<Child> {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) {
-        const url = parse(line);
-        if (url) resolve({ proc, url });
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
-  return kb / 1024;
-}
-
 // --- measuring -------------------------------------------------------------------------------------------
 
 type Target = 'direct' | 'bare' | 'capture';
 const TARGETS: Target[] = ['direct', 'bare', 'capture'];
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-const stats = (xs: number[]) => ({ n: xs.length, p50: r3(pct(xs, 50)), p99: r3(pct(xs, 99)), max: r3(Math.max(...xs)) });
-
-function shuffled<T>(xs: T[], rng: () => number): T[] {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-}
+type Stats = ReturnType<typeof stats>;
 
 interface CallResult {
   totalMs: number;
@@ -199,12 +159,280 @@ async function call(pool: Pool, pathname: string, scenario: string, body: Buffer
   return { totalMs: performance.now() - t0, ttfbMs, chunks, gaps };
 }
 
+/** What every target's measurement shares: the three processes, their pools and the requests they are sent. */
+interface Bench {
+  url: Record<Target, string>;
+  /** One keep-alive connection per target (concurrency 1). */
+  pools: Record<Target, Pool>;
+  pathFor: (t: Target, rollout: string) => string;
+  rng: () => number;
+  captureDir: string;
+  capturePid: number;
+  quick: boolean;
+  request50k: Buffer;
+  request5k: Buffer;
+  log: (s: string) => void;
+}
+
+const added = (x: Record<Target, Stats>, t: Target) => ({ p50: r3(x[t].p50 - x.direct.p50), p99: r3(x[t].p99 - x.direct.p99) });
+
+/** P1: non-streaming, concurrency 1, with one fdatasync of the capture dir's disk per round. */
+async function measureP1(b: Bench) {
+  const { pools, pathFor, rng, captureDir } = b;
+  const p1Rounds = b.quick ? 300 : 2000;
+  const p1: Record<Target, number[]> = { direct: [], bare: [], capture: [] };
+  const fsyncMs: number[] = [];
+  const probe = openSync(path.join(captureDir, 'fdatasync-probe'), 'a');
+  const line2k = Buffer.alloc(2048, 0x61);
+  // A second reference: a durable append of as many bytes as the proxy's capture line for this call (write +
+  // fdatasync), since what the spec makes the proxy wait for is that line being on disk, not 2 KB.
+  const lineMs: number[] = [];
+  const lineProbe = openSync(path.join(captureDir, 'line-probe'), 'a');
+  let lineSized: Buffer | null = null;
+  b.log(`P1: ${p1Rounds} rounds`);
+  for (let round = -200; round < p1Rounds; round++) {
+    for (const t of shuffled(TARGETS, rng)) {
+      const r = await call(pools[t], pathFor(t, 'p1-0'), 'json-2k', b.request50k);
+      if (round >= 0) p1[t].push(r.totalMs);
+    }
+    writeSync(probe, line2k);
+    const f0 = performance.now();
+    fdatasyncSync(probe);
+    if (round >= 0) fsyncMs.push(performance.now() - f0);
+    if (round % 500 === 0) ftruncateSync(probe, 0);
+    lineSized ??= Buffer.alloc(readFileSync(path.join(captureDir, 'p1-0.capture.jsonl')).indexOf(10) + 1, 0x61);
+    const l0 = performance.now();
+    writeSync(lineProbe, lineSized);
+    fdatasyncSync(lineProbe);
+    if (round >= 0) lineMs.push(performance.now() - l0);
+    if (round % 100 === 0) ftruncateSync(lineProbe, 0);
+  }
+  closeSync(probe);
+  closeSync(lineProbe);
+  unlinkSync(path.join(captureDir, 'fdatasync-probe'));
+  unlinkSync(path.join(captureDir, 'line-probe'));
+
+  const s1 = Object.fromEntries(TARGETS.map((t) => [t, stats(p1[t])])) as Record<Target, Stats>;
+  const fs1 = stats(fsyncMs);
+  const p1Added = { bare: added(s1, 'bare'), capture: added(s1, 'capture') };
+  const beyond = { p50: r3(p1Added.capture.p50 - fs1.p50), p99: r3(p1Added.capture.p99 - fs1.p99) };
+  const fsLine = stats(lineMs);
+  const beyondLine = { p50: r3(p1Added.capture.p50 - fsLine.p50), p99: r3(p1Added.capture.p99 - fsLine.p99) };
+  const section = {
+    what: 'non-streaming chat call, concurrency 1, 50 KB request / 2 KB response; one fdatasync (2 KB write) of the capture dir per round',
+    latencyMs: s1,
+    addedMs: p1Added,
+    fdatasyncMs: fs1,
+    captureBeyondFdatasyncMs: beyond,
+    ratioBeyondFdatasyncToBareAdded: { p50: r3(beyond.p50 / p1Added.bare.p50), p99: r3(beyond.p99 / p1Added.bare.p99) },
+    targets: {
+      p50: `added p50 <= 0.5 + fdatasync p50 (${r3(0.5 + fs1.p50)}): ${p1Added.capture.p50 <= 0.5 + fs1.p50 ? 'met' : 'missed'}`,
+      p99: `added p99 <= 2 + fdatasync p99 (${r3(2 + fs1.p99)}): ${p1Added.capture.p99 <= 2 + fs1.p99 ? 'met' : 'missed'}`,
+      beyond: `beyond-fdatasync p50 <= 1.5 x bare added p50: ${beyond.p50 <= 1.5 * p1Added.bare.p50 ? 'met' : 'missed'}`,
+    },
+    lineSizedReference: {
+      what: `the same targets with "one fdatasync" measured as a durable append of a line as long as this call's capture line (${lineSized?.length ?? 0} bytes: write + fdatasync)`,
+      lineBytes: lineSized?.length ?? 0,
+      durableAppendMs: fsLine,
+      captureBeyondDurableAppendMs: beyondLine,
+      ratioBeyondToBareAdded: { p50: r3(beyondLine.p50 / p1Added.bare.p50), p99: r3(beyondLine.p99 / p1Added.bare.p99) },
+      targets: {
+        p50: `added p50 <= 0.5 + durable append p50 (${r3(0.5 + fsLine.p50)}): ${p1Added.capture.p50 <= 0.5 + fsLine.p50 ? 'met' : 'missed'}`,
+        p99: `added p99 <= 2 + durable append p99 (${r3(2 + fsLine.p99)}): ${p1Added.capture.p99 <= 2 + fsLine.p99 ? 'met' : 'missed'}`,
+        beyond: `beyond-append p50 <= 1.5 x bare added p50: ${beyondLine.p50 <= 1.5 * p1Added.bare.p50 ? 'met' : 'missed'}`,
+      },
+    },
+  };
+  const lines = [
+    `P1 non-streaming, c=1, 50 KB req / 2 KB resp (${p1Rounds} rounds)`,
+    row('', 'p50 ms', 'p99 ms', 'added p50', 'added p99'),
+    row('direct', s1.direct.p50, s1.direct.p99, '', ''),
+    row('bare pass-through', s1.bare.p50, s1.bare.p99, p1Added.bare.p50, p1Added.bare.p99),
+    row('capture proxy', s1.capture.p50, s1.capture.p99, p1Added.capture.p50, p1Added.capture.p99),
+    row('fdatasync (capture dir)', fs1.p50, fs1.p99, '', ''),
+    row('capture beyond fdatasync', '', '', beyond.p50, beyond.p99),
+    row('  ÷ bare added', '', '', section.ratioBeyondFdatasyncToBareAdded.p50, section.ratioBeyondFdatasyncToBareAdded.p99),
+    row(`durable ${lineSized?.length ?? 0} B append`, fsLine.p50, fsLine.p99, '', ''),
+    row('capture beyond that append', '', '', beyondLine.p50, beyondLine.p99),
+    row('  ÷ bare added', '', '', section.lineSizedReference.ratioBeyondToBareAdded.p50, section.lineSizedReference.ratioBeyondToBareAdded.p99),
+  ];
+  return { section, lines };
+}
+
+/** P3: streaming time to first byte at concurrency 1, chunk counts with spaced events, and 512 concurrent streams. */
+async function measureP3(b: Bench) {
+  const { pools, pathFor, rng, url, request5k } = b;
+  const p3Rounds = b.quick ? 200 : 1000;
+  const p3: Record<Target, number[]> = { direct: [], bare: [], capture: [] };
+  b.log(`P3: ${p3Rounds} rounds`);
+  for (let round = -100; round < p3Rounds; round++) {
+    for (const t of shuffled(TARGETS, rng)) {
+      const r = await call(pools[t], pathFor(t, 'p3-0'), 'stream-fast', request5k);
+      if (round >= 0) p3[t].push(r.ttfbMs);
+    }
+  }
+  const chunkCounts: Record<Target, number[]> = { direct: [], bare: [], capture: [] };
+  for (let round = 0; round < 30; round++) {
+    for (const t of shuffled(TARGETS, rng)) chunkCounts[t].push((await call(pools[t], pathFor(t, 'p3-1'), 'stream-spaced', request5k)).chunks);
+  }
+
+  // 512 concurrent streams (50 events, 20 ms apart), through the capture proxy and directly.
+  const concurrentStreams = 512;
+  const p3c: Record<string, { gaps: number[]; seconds: number; completed: number }> = {};
+  for (const t of ['direct', 'capture'] as Target[]) {
+    const pool = new Pool(url[t], { connections: concurrentStreams + 16 });
+    const t0 = performance.now();
+    const results = await Promise.allSettled(Array.from({ length: concurrentStreams }, (_, i) => call(pool, pathFor(t, `p3c-${i % 64}`), 'stream-long', request5k)));
+    const ok = results.filter((r): r is PromiseFulfilledResult<CallResult> => r.status === 'fulfilled');
+    p3c[t] = { gaps: ok.flatMap((r) => r.value.gaps), seconds: (performance.now() - t0) / 1000, completed: ok.length };
+    await pool.close();
+  }
+  await sleep(500);
+  let p3cLines = 0;
+  for (const f of readdirSync(b.captureDir)) if (f.startsWith('p3c-')) p3cLines += readFileSync(path.join(b.captureDir, f), 'utf8').split('\n').filter(Boolean).length;
+
+  const s3 = Object.fromEntries(TARGETS.map((t) => [t, stats(p3[t])])) as Record<Target, Stats>;
+  const p3Added = { bare: added(s3, 'bare'), capture: added(s3, 'capture') };
+  const section = {
+    what: 'streaming chat call (13 events), concurrency 1: time to the first body byte; body chunks the client saw for 23 events sent 1 ms apart; 512 concurrent 1 s streams (53 events, 20 ms apart)',
+    ttfbMs: s3,
+    addedTtfbMs: p3Added,
+    chunksPerCall23Events: Object.fromEntries(TARGETS.map((t) => [t, stats(chunkCounts[t])])),
+    concurrent: Object.fromEntries(Object.entries(p3c).map(([t, v]) => [t, { streams: concurrentStreams, completed: v.completed, seconds: r3(v.seconds), interChunkGapMs: stats(v.gaps) }])),
+    concurrentCapturedLines: p3cLines,
+    targets: {
+      ttfb: `added p50 <= 0.5 (${p3Added.capture.p50}), p99 <= 2 (${p3Added.capture.p99}): ${p3Added.capture.p50 <= 0.5 && p3Added.capture.p99 <= 2 ? 'met' : 'missed'}`,
+      concurrent: `512 streams, all completed and captured, max gap ${r3(Math.max(...p3c.capture.gaps))} ms: ${p3c.capture.completed === concurrentStreams && p3cLines === concurrentStreams && Math.max(...p3c.capture.gaps) < 1000 ? 'met (no stall)' : 'missed'}`,
+    },
+  };
+  const lines = [
+    `P3 streaming time to first byte, c=1 (${p3Rounds} rounds)`,
+    row('', 'p50 ms', 'p99 ms', 'added p50', 'added p99'),
+    row('direct', s3.direct.p50, s3.direct.p99, '', ''),
+    row('bare pass-through', s3.bare.p50, s3.bare.p99, p3Added.bare.p50, p3Added.bare.p99),
+    row('capture proxy', s3.capture.p50, s3.capture.p99, p3Added.capture.p50, p3Added.capture.p99),
+    row('chunks/call (23 events)', ...TARGETS.map((t) => `${t} ${pct(chunkCounts[t], 0.5)}`)),
+    row(`${concurrentStreams} concurrent streams`, 'completed', 'gap p50', 'gap p99', 'gap max'),
+    ...Object.entries(p3c).map(([t, v]) => row(`  ${t}`, v.completed, r3(pct(v.gaps, 0.5)), r3(pct(v.gaps, 0.99)), r3(Math.max(...v.gaps)))),
+    row('  captured lines', p3cLines),
+  ];
+  return { section, lines };
+}
+
+/** P5: closed-loop throughput at 50 KB requests, windows interleaved across targets. */
+async function measureP5(b: Bench) {
+  const concurrency = 32;
+  const windows = b.quick ? 2 : 4;
+  const windowSeconds = b.quick ? 2 : 4;
+  const p5: Record<Target, { requests: number; seconds: number }> = { direct: { requests: 0, seconds: 0 }, bare: { requests: 0, seconds: 0 }, capture: { requests: 0, seconds: 0 } };
+  b.log(`P5: ${windows} windows x ${windowSeconds} s per target, concurrency ${concurrency}`);
+  for (let w = 0; w < windows; w++) {
+    for (const t of shuffled(TARGETS, b.rng)) {
+      const pool = new Pool(b.url[t], { connections: concurrency });
+      const end = performance.now() + windowSeconds * 1000;
+      const t0 = performance.now();
+      let done = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async (_, k) => {
+          while (performance.now() < end) {
+            await call(pool, b.pathFor(t, `p5-${k}`), 'json-2k', b.request50k);
+            done++;
+          }
+        }),
+      );
+      p5[t].requests += done;
+      p5[t].seconds += (performance.now() - t0) / 1000;
+      await pool.close();
+    }
+    for (const f of readdirSync(b.captureDir)) if (f.startsWith('p5-')) rmSync(path.join(b.captureDir, f));
+  }
+  const rps = (t: Target) => p5[t].requests / p5[t].seconds;
+  const section = {
+    what: `closed loop, concurrency ${concurrency}, 50 KB request / 2 KB response, ${windows} interleaved windows of ${windowSeconds} s per target; one rollout per client`,
+    requestsPerSecond: Object.fromEntries(TARGETS.map((t) => [t, r3(rps(t))])),
+    requestMBPerSecond: Object.fromEntries(TARGETS.map((t) => [t, r3((rps(t) * b.request50k.length) / 1e6)])),
+    ratioCaptureToBare: r3(rps('capture') / rps('bare')),
+    targets: { throughput: `capture >= 50% of bare: ${rps('capture') >= 0.5 * rps('bare') ? 'met' : 'missed'}` },
+  };
+  const lines = [
+    `P5 throughput, c=${concurrency}, 50 KB requests`,
+    row('', 'req/s', 'req MB/s'),
+    ...TARGETS.map((t) => row(t, r3(rps(t)), section.requestMBPerSecond[t])),
+    row('capture ÷ bare', section.ratioCaptureToBare),
+  ];
+  return { section, lines };
+}
+
+/** P6: RSS of the capture proxy: idle (measured after its start), then over a soak of steady mixed load. */
+async function measureP6(b: Bench, soakSeconds: number, idle: { idleRssMb: number; baselineRssMb: { node: number; nodeWithTsx: number } }) {
+  const { captureDir, capturePid } = b;
+  b.log(`P6: soak ${soakSeconds} s`);
+  const soakPool = new Pool(b.url.capture, { connections: 8 });
+  const samples: { s: number; rssMb: number }[] = [];
+  const soakStart = performance.now();
+  const soakEnd = soakStart + soakSeconds * 1000;
+  let soakCalls = 0;
+  const sampler = setInterval(() => {
+    samples.push({ s: r3((performance.now() - soakStart) / 1000), rssMb: r3(rssMb(capturePid)) });
+    for (const f of readdirSync(captureDir)) if (f.startsWith('soak-')) rmSync(path.join(captureDir, f), { force: true });
+  }, 1000);
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, k) => {
+      for (let i = 0; performance.now() < soakEnd; i++) {
+        await call(soakPool, `/ng-rollout/soak-${k}/v1/chat/completions`, i % 2 ? 'stream-fast' : 'json-2k', b.request5k);
+        soakCalls++;
+        await sleep(2);
+      }
+    }),
+  );
+  clearInterval(sampler);
+  await soakPool.close();
+  await sleep(2000);
+  const idleAfterMb = rssMb(capturePid);
+  const tenth = Math.max(1, Math.floor(samples.length / 10));
+  const mean = (xs: { rssMb: number }[]) => xs.reduce((a, x) => a + x.rssMb, 0) / xs.length;
+  // Growth: the last tenth of the soak against the second tenth (the first is warm-up).
+  const growthMb = mean(samples.slice(-tenth)) - mean(samples.slice(tenth, 2 * tenth));
+  const { idleRssMb, baselineRssMb } = idle;
+  const section = {
+    what: `RSS of the callscope proxy process: idle after start, then a ${soakSeconds} s soak (8 clients, JSON and streaming calls, 5 KB requests); the 10-minute figure needs --soak 600`,
+    idleRssMb: r3(idleRssMb),
+    baselineRssMb,
+    note: '`callscope proxy` runs from its esbuild bundle (bin/compiled.js, dist/cli), not through tsx; baselineRssMb is an idle `node` and an idle `node --import tsx` on this machine',
+    idleAfterAllRssMb: r3(idleAfterMb),
+    soakSeconds,
+    soakCalls,
+    soakRssMb: { first: samples[0]?.rssMb ?? null, max: r3(Math.max(...samples.map((s) => s.rssMb))), last: samples.at(-1)?.rssMb ?? null },
+    soakGrowthMb: r3(growthMb),
+    samples,
+    targets: { idle: `idle RSS <= 80 MB: ${idleRssMb <= 80 ? 'met' : 'missed'}`, soak: `growth over the soak ${r3(growthMb)} MB (${soakSeconds} s)` },
+  };
+  const lines = [
+    `P6 capture proxy RSS`,
+    row('idle after start (MB)', section.idleRssMb),
+    row('  baseline: node / +tsx', baselineRssMb.node, baselineRssMb.nodeWithTsx),
+    row(`soak ${soakSeconds} s: first/max/last`, section.soakRssMb.first ?? '', section.soakRssMb.max, section.soakRssMb.last ?? ''),
+    row('soak growth (MB)', section.soakGrowthMb),
+    row('idle after everything (MB)', section.idleAfterAllRssMb),
+  ];
+  return { section, lines };
+}
+
+/** The idle RSS of what the runtime alone takes here: plain node, and node with the tsx loader the CLI starts under. */
+async function runtimeRssMb(args: string[]): Promise<number> {
+  const proc = spawn(process.execPath, [...args, '-e', 'setInterval(() => {}, 1000)'], { cwd: ROOT, stdio: 'ignore' });
+  await sleep(1000);
+  const mb = rssMb(proc.pid!);
+  proc.kill('SIGKILL');
+  return r3(mb);
+}
+
 async function main(): Promise<void> {
   const seed = Number(opts.seed);
   const soakSeconds = Number(opts.soak);
   const quick = opts.quick;
   const rng = mulberry32(seed);
-  const loadStart = os.loadavg();
+  const loadStart = loadAverage();
   const captureDir = mkdtempSync(path.join(os.tmpdir(), 'callscope-bench-proxy-'));
   const children: ChildProcess[] = [];
   const cleanup = () => {
@@ -214,287 +442,68 @@ async function main(): Promise<void> {
   process.on('exit', cleanup);
   try {
     const tsx = ['--import', 'tsx', SELF, '--seed', String(seed)];
-    const upstream = await start([...tsx, '--role', 'upstream'], (l) => JSON.parse(l).url);
+    const upstream = await startChild([...tsx, '--role', 'upstream'], (l) => JSON.parse(l).url);
     children.push(upstream.proc);
-    const bare = await start([...tsx, '--role', 'bare', '--upstream', upstream.url], (l) => JSON.parse(l).url);
+    const bare = await startChild([...tsx, '--role', 'bare', '--upstream', upstream.url], (l) => JSON.parse(l).url);
     children.push(bare.proc);
-    const capture = await start(['bin/callscope.js', 'proxy', '--upstream', upstream.url, '--capture-dir', captureDir, '--port', '0', '--model-server-name', 'policy_model'], (l) => {
+    const capture = await startChild(['bin/callscope.js', 'proxy', '--upstream', upstream.url, '--capture-dir', captureDir, '--port', '0', '--model-server-name', 'policy_model'], (l) => {
       const m = /forwarding (http:\/\/\S+) ->/.exec(l);
       return m ? m[1] : null;
     });
     children.push(capture.proc);
     const capturePid = capture.proc.pid!;
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     const idleRssMb = rssMb(capturePid);
-    // What the runtime alone takes here: plain node, and node with the tsx loader the CLI starts under.
-    const baseline = async (args: string[]) => {
-      const proc = spawn(process.execPath, [...args, '-e', 'setInterval(() => {}, 1000)'], { cwd: ROOT, stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 1000));
-      const mb = rssMb(proc.pid!);
-      proc.kill('SIGKILL');
-      return r3(mb);
-    };
-    const baselineRssMb = { node: await baseline([]), nodeWithTsx: await baseline(['--import', 'tsx']) };
+    const baselineRssMb = { node: await runtimeRssMb([]), nodeWithTsx: await runtimeRssMb(['--import', 'tsx']) };
 
     const url: Record<Target, string> = { direct: upstream.url, bare: bare.url, capture: capture.url };
-    const pathFor = (t: Target, rollout: string, p = '/v1/chat/completions') => (t === 'capture' ? `/ng-rollout/${rollout}${p}` : p);
-    const pools = Object.fromEntries(TARGETS.map((t) => [t, new Pool(url[t], { connections: 1, pipelining: 1 })])) as Record<Target, Pool>;
-    const request50k = chatRequest(rng, 50 * 1024);
-    const request5k = chatRequest(rng, 5 * 1024);
-    const log = (s: string) => process.stderr.write(s + '\n');
+    const bench: Bench = {
+      url,
+      pools: Object.fromEntries(TARGETS.map((t) => [t, new Pool(url[t], { connections: 1, pipelining: 1 })])) as Record<Target, Pool>,
+      pathFor: (t, rollout) => (t === 'capture' ? `/ng-rollout/${rollout}/v1/chat/completions` : '/v1/chat/completions'),
+      rng,
+      captureDir,
+      capturePid,
+      quick,
+      request50k: chatRequest(rng, 50 * 1024),
+      request5k: chatRequest(rng, 5 * 1024),
+      log: (s) => process.stderr.write(s + '\n'),
+    };
+    const p1 = await measureP1(bench);
+    const p3 = await measureP3(bench);
+    const p5 = await measureP5(bench);
+    const p6 = await measureP6(bench, soakSeconds, { idleRssMb, baselineRssMb });
+    for (const p of Object.values(bench.pools)) await p.close();
 
-    // P1: non-streaming, concurrency 1, with one fdatasync of the capture dir's disk per round.
-    const p1Rounds = quick ? 300 : 2000;
-    const p1: Record<Target, number[]> = { direct: [], bare: [], capture: [] };
-    const fsyncMs: number[] = [];
-    const probe = openSync(path.join(captureDir, 'fdatasync-probe'), 'a');
-    const line2k = Buffer.alloc(2048, 0x61);
-    // A second reference: a durable append of as many bytes as the proxy's capture line for this call (write +
-    // fdatasync), since what the spec makes the proxy wait for is that line being on disk, not 2 KB.
-    const lineMs: number[] = [];
-    const lineProbe = openSync(path.join(captureDir, 'line-probe'), 'a');
-    let lineSized: Buffer | null = null;
-    log(`P1: ${p1Rounds} rounds`);
-    for (let round = -200; round < p1Rounds; round++) {
-      for (const t of shuffled(TARGETS, rng)) {
-        const r = await call(pools[t], pathFor(t, 'p1-0'), 'json-2k', request50k);
-        if (round >= 0) p1[t].push(r.totalMs);
-      }
-      writeSync(probe, line2k);
-      const f0 = performance.now();
-      fdatasyncSync(probe);
-      if (round >= 0) fsyncMs.push(performance.now() - f0);
-      if (round % 500 === 0) ftruncateSync(probe, 0);
-      lineSized ??= Buffer.alloc(readFileSync(path.join(captureDir, 'p1-0.capture.jsonl')).indexOf(10) + 1, 0x61);
-      const l0 = performance.now();
-      writeSync(lineProbe, lineSized);
-      fdatasyncSync(lineProbe);
-      if (round >= 0) lineMs.push(performance.now() - l0);
-      if (round % 100 === 0) ftruncateSync(lineProbe, 0);
-    }
-    closeSync(probe);
-    closeSync(lineProbe);
-    unlinkSync(path.join(captureDir, 'fdatasync-probe'));
-    unlinkSync(path.join(captureDir, 'line-probe'));
-
-    // P3: streaming time to first byte at concurrency 1, and chunk counts with spaced events.
-    const p3Rounds = quick ? 200 : 1000;
-    const p3: Record<Target, number[]> = { direct: [], bare: [], capture: [] };
-    log(`P3: ${p3Rounds} rounds`);
-    for (let round = -100; round < p3Rounds; round++) {
-      for (const t of shuffled(TARGETS, rng)) {
-        const r = await call(pools[t], pathFor(t, 'p3-0'), 'stream-fast', request5k);
-        if (round >= 0) p3[t].push(r.ttfbMs);
-      }
-    }
-    const chunkCounts: Record<Target, number[]> = { direct: [], bare: [], capture: [] };
-    for (let round = 0; round < 30; round++) {
-      for (const t of shuffled(TARGETS, rng)) chunkCounts[t].push((await call(pools[t], pathFor(t, 'p3-1'), 'stream-spaced', request5k)).chunks);
-    }
-
-    // P3: 512 concurrent streams (50 events, 20 ms apart), through the capture proxy and directly.
-    const concurrentStreams = 512;
-    const p3c: Record<string, { gaps: number[]; seconds: number; completed: number }> = {};
-    for (const t of ['direct', 'capture'] as Target[]) {
-      const pool = new Pool(url[t], { connections: concurrentStreams + 16 });
-      const t0 = performance.now();
-      const results = await Promise.allSettled(Array.from({ length: concurrentStreams }, (_, i) => call(pool, pathFor(t, `p3c-${i % 64}`), 'stream-long', request5k)));
-      const ok = results.filter((r): r is PromiseFulfilledResult<CallResult> => r.status === 'fulfilled');
-      p3c[t] = { gaps: ok.flatMap((r) => r.value.gaps), seconds: (performance.now() - t0) / 1000, completed: ok.length };
-      await pool.close();
-    }
-    await new Promise((r) => setTimeout(r, 500));
-    let p3cLines = 0;
-    for (const f of readdirSync(captureDir)) if (f.startsWith('p3c-')) p3cLines += readFileSync(path.join(captureDir, f), 'utf8').split('\n').filter(Boolean).length;
-
-    // P5: closed-loop throughput at 50 KB requests, windows interleaved across targets.
-    const concurrency = 32;
-    const windows = quick ? 2 : 4;
-    const windowSeconds = quick ? 2 : 4;
-    const p5: Record<Target, { requests: number; seconds: number }> = { direct: { requests: 0, seconds: 0 }, bare: { requests: 0, seconds: 0 }, capture: { requests: 0, seconds: 0 } };
-    log(`P5: ${windows} windows x ${windowSeconds} s per target, concurrency ${concurrency}`);
-    for (let w = 0; w < windows; w++) {
-      for (const t of shuffled(TARGETS, rng)) {
-        const pool = new Pool(url[t], { connections: concurrency });
-        const end = performance.now() + windowSeconds * 1000;
-        const t0 = performance.now();
-        let done = 0;
-        await Promise.all(
-          Array.from({ length: concurrency }, async (_, k) => {
-            while (performance.now() < end) {
-              await call(pool, pathFor(t, `p5-${k}`), 'json-2k', request50k);
-              done++;
-            }
-          }),
-        );
-        p5[t].requests += done;
-        p5[t].seconds += (performance.now() - t0) / 1000;
-        await pool.close();
-      }
-      for (const f of readdirSync(captureDir)) if (f.startsWith('p5-')) rmSync(path.join(captureDir, f));
-    }
-    const rps = (t: Target) => p5[t].requests / p5[t].seconds;
-
-    // P6: RSS of the capture proxy: idle, then over a soak of steady mixed load.
-    log(`P6: soak ${soakSeconds} s`);
-    const soakPool = new Pool(url.capture, { connections: 8 });
-    const samples: { s: number; rssMb: number }[] = [];
-    const soakStart = performance.now();
-    const soakEnd = soakStart + soakSeconds * 1000;
-    let soakCalls = 0;
-    const sampler = setInterval(() => {
-      samples.push({ s: r3((performance.now() - soakStart) / 1000), rssMb: r3(rssMb(capturePid)) });
-      for (const f of readdirSync(captureDir)) if (f.startsWith('soak-')) rmSync(path.join(captureDir, f), { force: true });
-    }, 1000);
-    await Promise.all(
-      Array.from({ length: 8 }, async (_, k) => {
-        for (let i = 0; performance.now() < soakEnd; i++) {
-          await call(soakPool, `/ng-rollout/soak-${k}/v1/chat/completions`, i % 2 ? 'stream-fast' : 'json-2k', request5k);
-          soakCalls++;
-          await new Promise((r) => setTimeout(r, 2));
-        }
-      }),
-    );
-    clearInterval(sampler);
-    await soakPool.close();
-    await new Promise((r) => setTimeout(r, 2000));
-    const idleAfterMb = rssMb(capturePid);
-    const tenth = Math.max(1, Math.floor(samples.length / 10));
-    const mean = (xs: { rssMb: number }[]) => xs.reduce((a, b) => a + b.rssMb, 0) / xs.length;
-    // Growth: the last tenth of the soak against the second tenth (the first is warm-up).
-    const growthMb = mean(samples.slice(-tenth)) - mean(samples.slice(tenth, 2 * tenth));
-
-    for (const p of Object.values(pools)) await p.close();
-
-    // --- report -------------------------------------------------------------------------------------------
-    const s1 = Object.fromEntries(TARGETS.map((t) => [t, stats(p1[t])])) as Record<Target, ReturnType<typeof stats>>;
-    const fs1 = stats(fsyncMs);
-    const added = (x: Record<Target, ReturnType<typeof stats>>, t: Target) => ({ p50: r3(x[t].p50 - x.direct.p50), p99: r3(x[t].p99 - x.direct.p99) });
-    const p1Added = { bare: added(s1, 'bare'), capture: added(s1, 'capture') };
-    const beyond = { p50: r3(p1Added.capture.p50 - fs1.p50), p99: r3(p1Added.capture.p99 - fs1.p99) };
-    const fsLine = stats(lineMs);
-    const beyondLine = { p50: r3(p1Added.capture.p50 - fsLine.p50), p99: r3(p1Added.capture.p99 - fsLine.p99) };
-    const s3 = Object.fromEntries(TARGETS.map((t) => [t, stats(p3[t])])) as Record<Target, ReturnType<typeof stats>>;
-    const p3Added = { bare: added(s3, 'bare'), capture: added(s3, 'capture') };
-    let commit: string | null = null;
-    let dirty: boolean | null = null;
-    try {
-      commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-      dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
-    } catch {
-      // not a git checkout
-    }
+    const dirty = gitDirtyPaths();
     const report = {
       bench: 'proxy',
       date: new Date().toISOString(),
       command: `npm run bench:proxy -- --seed ${seed} --soak ${soakSeconds}${quick ? ' --quick' : ''}`,
-      machine: { os: `${os.type()} ${os.release()} ${os.arch()}`, cpuModel: os.cpus()[0]?.model ?? null, cpuCount: os.cpus().length, totalMemoryBytes: os.totalmem(), loadavgStart: loadStart.map(r3), loadavgEnd: os.loadavg().map(r3) },
+      machine: {
+        os: `${os.type()} ${os.release()} ${os.arch()}`,
+        cpuModel: cpuModel(),
+        cpuCount: os.cpus().length,
+        totalMemoryBytes: os.totalmem(),
+        loadavgStart: loadStart.map((x) => r3(x)),
+        loadavgEnd: loadAverage(3),
+      },
       node: process.version,
-      commit,
-      dirty,
+      commit: gitCommit(),
+      dirty: dirty === null ? null : dirty.length > 0,
       seed,
       units: 'milliseconds unless named otherwise',
-      p1: {
-        what: 'non-streaming chat call, concurrency 1, 50 KB request / 2 KB response; one fdatasync (2 KB write) of the capture dir per round',
-        latencyMs: s1,
-        addedMs: p1Added,
-        fdatasyncMs: fs1,
-        captureBeyondFdatasyncMs: beyond,
-        ratioBeyondFdatasyncToBareAdded: { p50: r3(beyond.p50 / p1Added.bare.p50), p99: r3(beyond.p99 / p1Added.bare.p99) },
-        targets: {
-          p50: `added p50 <= 0.5 + fdatasync p50 (${r3(0.5 + fs1.p50)}): ${p1Added.capture.p50 <= 0.5 + fs1.p50 ? 'met' : 'missed'}`,
-          p99: `added p99 <= 2 + fdatasync p99 (${r3(2 + fs1.p99)}): ${p1Added.capture.p99 <= 2 + fs1.p99 ? 'met' : 'missed'}`,
-          beyond: `beyond-fdatasync p50 <= 1.5 x bare added p50: ${beyond.p50 <= 1.5 * p1Added.bare.p50 ? 'met' : 'missed'}`,
-        },
-        lineSizedReference: {
-          what: `the same targets with "one fdatasync" measured as a durable append of a line as long as this call's capture line (${lineSized?.length ?? 0} bytes: write + fdatasync)`,
-          lineBytes: lineSized?.length ?? 0,
-          durableAppendMs: fsLine,
-          captureBeyondDurableAppendMs: beyondLine,
-          ratioBeyondToBareAdded: { p50: r3(beyondLine.p50 / p1Added.bare.p50), p99: r3(beyondLine.p99 / p1Added.bare.p99) },
-          targets: {
-            p50: `added p50 <= 0.5 + durable append p50 (${r3(0.5 + fsLine.p50)}): ${p1Added.capture.p50 <= 0.5 + fsLine.p50 ? 'met' : 'missed'}`,
-            p99: `added p99 <= 2 + durable append p99 (${r3(2 + fsLine.p99)}): ${p1Added.capture.p99 <= 2 + fsLine.p99 ? 'met' : 'missed'}`,
-            beyond: `beyond-append p50 <= 1.5 x bare added p50: ${beyondLine.p50 <= 1.5 * p1Added.bare.p50 ? 'met' : 'missed'}`,
-          },
-        },
-      },
-      p3: {
-        what: 'streaming chat call (13 events), concurrency 1: time to the first body byte; body chunks the client saw for 23 events sent 1 ms apart; 512 concurrent 1 s streams (53 events, 20 ms apart)',
-        ttfbMs: s3,
-        addedTtfbMs: p3Added,
-        chunksPerCall23Events: Object.fromEntries(TARGETS.map((t) => [t, stats(chunkCounts[t])])),
-        concurrent: Object.fromEntries(
-          Object.entries(p3c).map(([t, v]) => [t, { streams: concurrentStreams, completed: v.completed, seconds: r3(v.seconds), interChunkGapMs: stats(v.gaps) }]),
-        ),
-        concurrentCapturedLines: p3cLines,
-        targets: {
-          ttfb: `added p50 <= 0.5 (${p3Added.capture.p50}), p99 <= 2 (${p3Added.capture.p99}): ${p3Added.capture.p50 <= 0.5 && p3Added.capture.p99 <= 2 ? 'met' : 'missed'}`,
-          concurrent: `512 streams, all completed and captured, max gap ${r3(Math.max(...p3c.capture.gaps))} ms: ${p3c.capture.completed === concurrentStreams && p3cLines === concurrentStreams && Math.max(...p3c.capture.gaps) < 1000 ? 'met (no stall)' : 'missed'}`,
-        },
-      },
-      p5: {
-        what: `closed loop, concurrency ${concurrency}, 50 KB request / 2 KB response, ${windows} interleaved windows of ${windowSeconds} s per target; one rollout per client`,
-        requestsPerSecond: Object.fromEntries(TARGETS.map((t) => [t, r3(rps(t))])),
-        requestMBPerSecond: Object.fromEntries(TARGETS.map((t) => [t, r3((rps(t) * request50k.length) / 1e6)])),
-        ratioCaptureToBare: r3(rps('capture') / rps('bare')),
-        targets: { throughput: `capture >= 50% of bare: ${rps('capture') >= 0.5 * rps('bare') ? 'met' : 'missed'}` },
-      },
-      p6: {
-        what: `RSS of the callscope proxy process: idle after start, then a ${soakSeconds} s soak (8 clients, JSON and streaming calls, 5 KB requests); the 10-minute figure needs --soak 600`,
-        idleRssMb: r3(idleRssMb),
-        baselineRssMb,
-        note: '`callscope proxy` runs from its esbuild bundle (bin/compiled.js, dist/cli), not through tsx; baselineRssMb is an idle `node` and an idle `node --import tsx` on this machine',
-        idleAfterAllRssMb: r3(idleAfterMb),
-        soakSeconds,
-        soakCalls,
-        soakRssMb: { first: samples[0]?.rssMb ?? null, max: r3(Math.max(...samples.map((s) => s.rssMb))), last: samples.at(-1)?.rssMb ?? null },
-        soakGrowthMb: r3(growthMb),
-        samples,
-        targets: { idle: `idle RSS <= 80 MB: ${idleRssMb <= 80 ? 'met' : 'missed'}`, soak: `growth over the soak ${r3(growthMb)} MB (${soakSeconds} s)` },
-      },
+      p1: p1.section,
+      p3: p3.section,
+      p5: p5.section,
+      p6: p6.section,
     };
-    mkdirSync(path.dirname(opts.out!), { recursive: true });
-    writeFileSync(opts.out!, JSON.stringify(report, null, 2) + '\n');
+    writeReport(opts.out!, report);
 
-    const row = (name: string, ...cells: (string | number)[]) => `  ${name.padEnd(28)}${cells.map((c) => String(c).padStart(12)).join('')}`;
     const lines = [
       `callscope proxy benchmark: node ${process.version}, ${report.machine.cpuModel} x${report.machine.cpuCount}, seed ${seed}, load ${loadStart.map((x) => x.toFixed(1)).join(' ')}`,
       '',
-      `P1 non-streaming, c=1, 50 KB req / 2 KB resp (${p1Rounds} rounds)`,
-      row('', 'p50 ms', 'p99 ms', 'added p50', 'added p99'),
-      row('direct', s1.direct.p50, s1.direct.p99, '', ''),
-      row('bare pass-through', s1.bare.p50, s1.bare.p99, p1Added.bare.p50, p1Added.bare.p99),
-      row('capture proxy', s1.capture.p50, s1.capture.p99, p1Added.capture.p50, p1Added.capture.p99),
-      row('fdatasync (capture dir)', fs1.p50, fs1.p99, '', ''),
-      row('capture beyond fdatasync', '', '', beyond.p50, beyond.p99),
-      row('  ÷ bare added', '', '', report.p1.ratioBeyondFdatasyncToBareAdded.p50, report.p1.ratioBeyondFdatasyncToBareAdded.p99),
-      row(`durable ${lineSized?.length ?? 0} B append`, fsLine.p50, fsLine.p99, '', ''),
-      row('capture beyond that append', '', '', beyondLine.p50, beyondLine.p99),
-      row('  ÷ bare added', '', '', report.p1.lineSizedReference.ratioBeyondToBareAdded.p50, report.p1.lineSizedReference.ratioBeyondToBareAdded.p99),
-      '',
-      `P3 streaming time to first byte, c=1 (${p3Rounds} rounds)`,
-      row('', 'p50 ms', 'p99 ms', 'added p50', 'added p99'),
-      row('direct', s3.direct.p50, s3.direct.p99, '', ''),
-      row('bare pass-through', s3.bare.p50, s3.bare.p99, p3Added.bare.p50, p3Added.bare.p99),
-      row('capture proxy', s3.capture.p50, s3.capture.p99, p3Added.capture.p50, p3Added.capture.p99),
-      row('chunks/call (23 events)', ...TARGETS.map((t) => `${t} ${pct(chunkCounts[t], 50)}`)),
-      row(`${concurrentStreams} concurrent streams`, 'completed', 'gap p50', 'gap p99', 'gap max'),
-      ...Object.entries(p3c).map(([t, v]) => row(`  ${t}`, v.completed, r3(pct(v.gaps, 50)), r3(pct(v.gaps, 99)), r3(Math.max(...v.gaps)))),
-      row('  captured lines', p3cLines),
-      '',
-      `P5 throughput, c=${concurrency}, 50 KB requests`,
-      row('', 'req/s', 'req MB/s'),
-      ...TARGETS.map((t) => row(t, r3(rps(t)), report.p5.requestMBPerSecond[t])),
-      row('capture ÷ bare', report.p5.ratioCaptureToBare),
-      '',
-      `P6 capture proxy RSS`,
-      row('idle after start (MB)', report.p6.idleRssMb),
-      row('  baseline: node / +tsx', baselineRssMb.node, baselineRssMb.nodeWithTsx),
-      row(`soak ${soakSeconds} s: first/max/last`, report.p6.soakRssMb.first ?? '', report.p6.soakRssMb.max, report.p6.soakRssMb.last ?? ''),
-      row('soak growth (MB)', report.p6.soakGrowthMb),
-      row('idle after everything (MB)', report.p6.idleAfterAllRssMb),
-      '',
+      ...[p1, p3, p5, p6].flatMap((p) => [...p.lines, '']),
       ...Object.entries({ P1: report.p1.targets, P3: report.p3.targets, P5: report.p5.targets, P6: report.p6.targets }).flatMap(([k, v]) => Object.values(v).map((x) => `${k}: ${x}`)),
       '',
       `wrote ${path.relative(ROOT, opts.out!)}`,
