@@ -25,17 +25,23 @@
 //       long tasks.
 //
 //   flags: --corpus DIR (large corpus for U2) --reps N --out FILE --only k2|t1 (that target alone)
-import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { buildExchange, type ObservedCall } from '../lib/capture/exchange';
 import { serializeExchange } from '../lib/capture/store';
 import { launchBrowser, openPage, problems, CLEAN } from '../tests/support/browser';
-import { ROOT, startServe } from '../tests/support/server';
+import { startServe } from '../tests/support/server';
+import { loadAverage, machine } from './bench/machine';
+import { ROOT } from './bench/paths';
+import { generateDemo } from './bench/process';
+import { hex, mulberry32 as rng } from './bench/random';
+import { writeReport } from './bench/report';
+import { whileAnotherBuild } from './bench/server';
+import { median, pct, round as roundTo } from './bench/stats';
+import { printRowsCompact, printTableFigureBelow, type TargetRow } from './bench/table';
 
 const { values: args } = parseArgs({
   options: {
@@ -63,13 +69,8 @@ const VIEWPORT = { width: 1440, height: 900 };
 // -------------------------------------------------------------------------------------------------------
 // Statistics and formatting
 
-const round = (x: number, d = 1) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
-function pct(xs: number[], q: number): number {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}
-const median = (xs: number[]) => pct(xs, 0.5);
+// bench:ui writes its figures to one decimal unless a call asks for more (percentiles: scripts/bench/stats.ts).
+const round = (x: number, d = 1) => roundTo(x, d);
 /** ±20% by a 90% interval [lo, hi] of a ratio: pass inside, FAIL outside, inconclusive across a bound. */
 function ratioVerdict([lo, hi]: number[]): string {
   if (lo >= 0.8 && hi <= 1.2) return 'pass';
@@ -91,17 +92,14 @@ const running: Server[] = [];
 
 /** `serve`, retried while another `next build` of this checkout is running (it rebuilds a stale build). */
 async function serve(paths: string[], indexDir: string): Promise<Server> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const s = await serveOnce(paths, indexDir);
-      running.push(s);
-      return s;
-    } catch (err) {
-      if (attempt >= 5 || !/Another next build process is already running/.test((err as Error).message)) throw err;
-      console.log('  another next build is running; waiting for it ...');
-      await new Promise((r) => setTimeout(r, 20_000));
-    }
-  }
+  const s = await whileAnotherBuild(() => serveOnce(paths, indexDir), {
+    attempts: 5,
+    waitMs: 20_000,
+    when: (err) => /Another next build process is already running/.test((err as Error).message),
+    note: () => console.log('  another next build is running; waiting for it ...'),
+  });
+  running.push(s);
+  return s;
 }
 
 async function serveOnce(paths: string[], indexDir: string, timeoutMs = 30 * 60_000): Promise<Server> {
@@ -141,19 +139,7 @@ function corpusCalls(dir: string): Record<string, number> | null {
 // -------------------------------------------------------------------------------------------------------
 // Fixtures
 
-/** A deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const enc = new TextEncoder();
-const hex = (rand: () => number, n = 32) => Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join('');
 
 /**
  * One rollout of `n` calls as NeMo Gym's capture writes them: a policy server (responses dialect, half of the
@@ -266,14 +252,13 @@ async function fixtures(): Promise<{ root: string; payloads: { id: string; mb: n
 }
 
 /** A `callscope demo` corpus of this size, generated once and kept. */
-function demoCorpus(size: { rollouts: number; calls: number }): string {
+async function demoCorpus(size: { rollouts: number; calls: number }): Promise<string> {
   const dir = path.join(WORK, `corpus-${size.rollouts}x${size.calls}`);
   const sidecar = path.join(dir, '.callscope-bench-ui.json');
   if (existsSync(sidecar)) return dir;
   console.log(`generating a ${size.rollouts.toLocaleString('en-US')}-rollout / ${size.calls.toLocaleString('en-US')}-call corpus into ${path.relative(ROOT, dir)} ...`);
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['bin/callscope.js', 'demo', '--out', dir, '--rollouts', String(size.rollouts), '--calls', String(size.calls)], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0) throw new Error('corpus generation failed');
+  await generateDemo(dir, size);
   writeFileSync(sidecar, JSON.stringify({ ...size, generation_s: round((performance.now() - t0) / 1000) }));
   return dir;
 }
@@ -470,7 +455,7 @@ function t1Row(f: Awaited<ReturnType<typeof t1>>) {
 
 async function mainT1(): Promise<void> {
   const started = new Date();
-  const info = machine();
+  const info = machine({ loadDigits: 2 });
   mkdirSync(WORK, { recursive: true });
   const corpus = await t1Corpus();
   const server = await serveChecked(corpus.dir, path.join(WORK, 'index-t1'), null);
@@ -478,31 +463,31 @@ async function mainT1(): Promise<void> {
   try {
     console.log('T1 ...');
     const figures = await t1(browser, server.url, corpus.rolloutId);
-    writeReport('bench:ui --only t1', started, info, browser, { reps: REPS, size: T1_SIZE }, { t1: figures }, [t1Row(figures)]);
+    writeTargetReport('bench:ui --only t1', started, info, browser, { reps: REPS, size: T1_SIZE }, { t1: figures }, [t1Row(figures)]);
   } finally {
     await browser.close();
   }
 }
 
-function writeReport(name: string, started: Date, info: ReturnType<typeof machine>, browser: Browser, runArgs: object, figures: object, table: { id: string; target: string; result: string; figure: string }[]): void {
-  const report = { benchmark: name, started_at: started.toISOString(), machine: { ...info, load_average_end: os.loadavg().map((x) => round(x, 2)) }, chromium: browser.version(), args: runArgs, ...figures, table };
-  mkdirSync(path.dirname(args.out!), { recursive: true });
-  writeFileSync(args.out!, JSON.stringify(report, null, 2) + '\n');
-  for (const r of table) console.log(`${r.id}  ${r.target}  ${r.result}\n  ${r.figure}`);
+/** The report of one target (`--only`), and its rows. */
+function writeTargetReport(name: string, started: Date, info: ReturnType<typeof machine>, browser: Browser, runArgs: object, figures: object, table: TargetRow[]): void {
+  const report = { benchmark: name, started_at: started.toISOString(), machine: { ...info, load_average_end: loadAverage(2) }, chromium: browser.version(), args: runArgs, ...figures, table };
+  writeReport(args.out!, report);
+  printRowsCompact(table);
   console.log(`wrote ${path.relative(process.cwd(), args.out!)}`);
 }
 
 async function mainK2(): Promise<void> {
   const started = new Date();
-  const info = machine();
+  const info = machine({ loadDigits: 2 });
   mkdirSync(WORK, { recursive: true });
-  const corpus = demoCorpus(K2_CORPUS);
+  const corpus = await demoCorpus(K2_CORPUS);
   const server = await serveChecked(corpus, path.join(WORK, 'index-k2'), corpusCalls(corpus));
   const browser = await launchBrowser();
   try {
     console.log('K2 ...');
     const figures = await k2(browser, server.url);
-    writeReport('bench:ui --only k2', started, info, browser, { reps: REPS, corpus: K2_CORPUS }, { k2: figures }, [k2Row(figures)]);
+    writeTargetReport('bench:ui --only k2', started, info, browser, { reps: REPS, corpus: K2_CORPUS }, { k2: figures }, [k2Row(figures)]);
   } finally {
     await browser.close();
   }
@@ -643,27 +628,15 @@ async function u3(browser: Browser, origin: string, payloads: { id: string; mb: 
 
 // -------------------------------------------------------------------------------------------------------
 
-function machine() {
-  let commit: string | null = null;
-  let dirty: string[] = [];
-  try {
-    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
-  } catch {
-    // not a git checkout
-  }
-  return { cpu_model: os.cpus()[0]?.model ?? null, cpus: os.cpus().length, total_memory_bytes: os.totalmem(), platform: `${os.platform()} ${os.release()} ${os.arch()}`, node: process.version, commit, dirty_paths: dirty, load_average_start: os.loadavg().map((x) => round(x, 2)) };
-}
-
 async function main(): Promise<void> {
   const started = new Date();
   const t0 = performance.now();
-  const info = machine();
+  const info = machine({ loadDigits: 2 });
   mkdirSync(WORK, { recursive: true });
   process.once('SIGINT', () => void Promise.all(running.map((s) => s.stop())).then(() => process.exit(130)));
   const fx = await fixtures();
-  const small = demoCorpus(U2_SMALL);
-  const large = args.corpus ? path.resolve(args.corpus) : demoCorpus(U2_LARGE);
+  const small = await demoCorpus(U2_SMALL);
+  const large = args.corpus ? path.resolve(args.corpus) : await demoCorpus(U2_LARGE);
   const idx = (p: string) => path.join(WORK, `index-${createHash('sha256').update(p).digest('hex').slice(0, 12)}`);
 
   console.log('serving the fixtures and both corpora (first start indexes them) ...');
@@ -686,7 +659,7 @@ async function main(): Promise<void> {
     console.log('U3 ...');
     const u3Figures = await u3(browser, fxServer.url, fx.payloads);
     console.log('K2 ...');
-    const k2Corpus = demoCorpus(K2_CORPUS);
+    const k2Corpus = await demoCorpus(K2_CORPUS);
     const k2Server = await serveChecked(k2Corpus, idx(k2Corpus), corpusCalls(k2Corpus));
     const k2Figures = await k2(browser, k2Server.url);
     console.log('T1 ...');
@@ -730,7 +703,7 @@ async function main(): Promise<void> {
     const report = {
       benchmark: 'bench:ui',
       started_at: started.toISOString(),
-      machine: { ...info, load_average_end: os.loadavg().map((x) => round(x, 2)) },
+      machine: { ...info, load_average_end: loadAverage(2) },
       chromium: browser.version(),
       args: { quick: QUICK, reps: REPS, corpus: args.corpus ?? null, u1_sizes: U1_SIZES, u2_small: U2_SMALL, u2_large: args.corpus ? null : U2_LARGE, viewport: VIEWPORT },
       corpora: { fixtures: fx.root, small, large, serve_start_ms: servers.map((s) => round(s.startMs)) },
@@ -743,11 +716,8 @@ async function main(): Promise<void> {
       duration_s: round((performance.now() - t0) / 1000),
       table,
     };
-    mkdirSync(path.dirname(args.out!), { recursive: true });
-    writeFileSync(args.out!, JSON.stringify(report, null, 2) + '\n');
-    const w = [Math.max(...table.map((r) => r.id.length)), Math.max(...table.map((r) => r.target.length))];
-    console.log(`\n${'target'.padEnd(w[0])}  ${'goal'.padEnd(w[1])}  result / figure`);
-    for (const r of table) console.log(`${r.id.padEnd(w[0])}  ${r.target.padEnd(w[1])}  ${r.result}\n${''.padEnd(w[0] + w[1] + 4)}${r.figure}`);
+    writeReport(args.out!, report);
+    printTableFigureBelow(table);
     console.log(`\nChromium ${report.chromium}, Node ${process.version}, ${info.cpus} × ${info.cpu_model}, load ${info.load_average_start.join(' ')}; ${allProblems.length} page problems`);
     console.log(`wrote ${path.relative(process.cwd(), args.out!)}`);
   } finally {

@@ -3,14 +3,15 @@
 // (tests/support/reliability.ts) and CALLSCOPE_SEED fixing fast-check's seed; each test reports its figure once its
 // assertions passed. Prints a table and writes reports/reliability.json with the machine, commit, factor, seed, each
 // test file's outcome and every figure. A target passes when all of its files passed and it reported a figure.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadAverage, machine } from './bench/machine';
+import { ROOT } from './bench/paths';
+import { writeReport } from './bench/report';
+import { markdownRows } from './bench/table';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
   options: {
     factor: { type: 'string', default: '10' },
@@ -40,33 +41,13 @@ interface Figure {
   counts: Record<string, number>;
 }
 
-function machine() {
-  const git = (...args: string[]) => {
-    try {
-      return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-    } catch {
-      return null;
-    }
-  };
-  return {
-    cpu_model: os.cpus()[0]?.model ?? null,
-    cpus: os.cpus().length,
-    total_memory_bytes: os.totalmem(),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    commit: git('rev-parse', 'HEAD'),
-    dirty_paths: (git('status', '--porcelain') ?? '').split('\n').filter(Boolean),
-    load_average_start: os.loadavg().map((x) => Math.round(x * 100) / 100),
-  };
-}
-
 function main(): void {
   const factor = Number(opts.factor);
   if (!Number.isFinite(factor) || factor < 1) throw new Error(`--factor ${opts.factor}: a number >= 1`);
   const seed = Number(opts.seed);
   const started = new Date();
   const t0 = performance.now();
-  const info = machine();
+  const info = machine({ loadDigits: 2 });
   const work = path.join(ROOT, '.ci', 'soak');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
@@ -110,7 +91,7 @@ function main(): void {
     benchmark: 'test:soak',
     command: `npm run test:soak -- --factor ${factor} --seed ${seed}`,
     started_at: started.toISOString(),
-    machine: { ...info, load_average_end: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+    machine: { ...info, load_average_end: loadAverage(2) },
     factor,
     seed,
     vitest_exit: run.status,
@@ -118,11 +99,9 @@ function main(): void {
     targets,
     duration_s: Math.round((performance.now() - t0) / 100) / 10,
   };
-  mkdirSync(path.dirname(opts.out!), { recursive: true });
-  writeFileSync(opts.out!, JSON.stringify(report, null, 2) + '\n');
+  writeReport(opts.out!, report);
 
-  const lines = ['', '| id | figure | result |', '|---|---|---|'];
-  for (const t of targets) lines.push(`| ${t.id} | ${t.figures.join('; ') || '(no figure reported)'} | ${t.result} |`);
+  const lines = ['', ...markdownRows(targets.map((t) => ({ id: t.id, figure: t.figures.join('; ') || '(no figure reported)', result: t.result })))];
   lines.push('', `${info.cpus} × ${info.cpu_model}, Node ${process.version}, ${(info.commit ?? '?').slice(0, 12)}; factor ${factor}, seed ${seed}; ${report.duration_s} s`);
   lines.push(`wrote ${path.relative(ROOT, opts.out!)}`);
   console.log(lines.join('\n'));
