@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS files (
   next_call_index INTEGER NOT NULL DEFAULT 0,
   unreadable INTEGER NOT NULL DEFAULT 0,
   pending INTEGER NOT NULL DEFAULT 0,
-  -- A rollouts file's last line without its newline, stored provisionally (ingest.ts, readRolloutsTail).
+  -- A rollouts file's last line without its newline, stored provisionally (ingest/rollouts-files.ts, readRolloutsTail).
   tail_pk INTEGER
 );
 CREATE TABLE IF NOT EXISTS rollouts (

@@ -1,6 +1,6 @@
-// An ingest worker thread: the pure part of ingest (reading files and scanning their lines, ingest-job.ts) for
-// jobs the main thread sends, answered with plain values; the main thread alone writes the index (parallel.ts,
-// ingest.ts).
+// An ingest worker thread: the pure part of ingest (reading files and scanning their lines, job.ts) for jobs
+// the main thread sends, answered with plain values; the main thread alone writes the index (parallel.ts,
+// capture-files.ts, rollouts-files.ts).
 import { parentPort } from 'node:worker_threads';
 import { runJob, type JobResult, type WorkerJob } from './job';
 

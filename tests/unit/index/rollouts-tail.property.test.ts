@@ -1,6 +1,6 @@
 // A rollouts file growing by random appends (whole lines, lines without their newline, bare newlines, cut lines):
 // after every change the index lists exactly the lines a reader of the whole file would, where a last line without
-// its newline counts once it is a whole JSON object (ingest.ts, readRolloutsTail), and never twice.
+// its newline counts once it is a whole JSON object (ingest/rollouts-files.ts, readRolloutsTail), and never twice.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
