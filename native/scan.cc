@@ -30,7 +30,8 @@ namespace {
 // The output slots, in order. Spans are byte offsets into the line; a string's span is its content (without the
 // quotes), -1 for null. Numbers are NaN for null. The list is written once: it makes the enum and the names the addon
 // exports (`slotNames`), which lib/util/native-addon.ts checks name by name against the NATIVE_SLOT_NAMES that
-// lib/index/scan/native.ts reads the slots by, so that a layout changed on one side only is refused, not misread.
+// lib/index/scan/native.ts reads the slots by (derived from the call row's columns, lib/index/call-row.ts), so that
+// a layout changed on one side only is refused, not misread.
 #define CALLSCOPE_SLOTS(X)                                                                                           \
   X(REQ_START) X(REQ_END) X(RESP_START) X(RESP_END)                                                                  \
   X(CALL_ID) X(CALL_ID_END) X(REF_NAME) X(REF_NAME_END) X(MODEL) X(MODEL_END) X(DIALECT) X(DIALECT_END)              \

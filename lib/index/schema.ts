@@ -6,6 +6,7 @@
 // Sort keys use IFNULL(col, -1e308) so that null (unknown) sorts below every value in both directions and one
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
+import { CALL_COLUMNS_SQL } from './call-row';
 
 // 12: run totals carry the agents, and totals stored by 11 (run_stats) have none. 13: a line's answers also read
 // from ground_truth / extracted_final_answer, and its outcome holds browsecomp's fields (lib/rollouts/rollout-line.ts). 14: the
@@ -99,19 +100,9 @@ CREATE TABLE IF NOT EXISTS rollouts (
   shown_tokens_total INTEGER GENERATED ALWAYS AS (CASE WHEN num_calls = 0 THEN usage_total ELSE tokens_total END) VIRTUAL,
   UNIQUE (run_no, key)
 );
+-- A call's columns are call-row.ts's (CALL_COLUMNS), in its order.
 CREATE TABLE IF NOT EXISTS calls (
-  rollout_pk INTEGER NOT NULL,
-  call_index INTEGER NOT NULL,
-  -- NeMo Gym's ids (uuid4().hex) as their 16 bytes, any other as text (call-id.ts)
-  model_call_id,
-  file_id INTEGER, line_offset INTEGER, line_length INTEGER,
-  req_off INTEGER, req_len INTEGER, resp_off INTEGER, resp_len INTEGER,
-  model_server TEXT, model TEXT, dialect TEXT,
-  status_code INTEGER, response_status TEXT, finish_reason TEXT, error_category TEXT,
-  started_at REAL, completed_at REAL,
-  tokens_in INTEGER, tokens_out INTEGER, tokens_reasoning INTEGER, tokens_total INTEGER,
-  cached_tokens INTEGER, cache_creation_tokens INTEGER, cache_hit INTEGER,
-  latency_ms REAL, ttft_ms REAL, tool_calls INTEGER,
+  ${CALL_COLUMNS_SQL},
   PRIMARY KEY (rollout_pk, call_index)
 ) WITHOUT ROWID;
 -- The tool calls of each rollout's trajectory, in the trajectory's order (seq), with the rollouts file they came from.

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NATIVE_SLOT_NAMES, type NativeSlot } from '../index/call-row';
 
 export interface NativeAddon {
   /** Where scanCapture writes (a Float64Array of `slots` values), held for the life of the thread. */
@@ -25,44 +26,12 @@ export interface NativeAddon {
 export const NATIVE_VERSION = 2;
 
 /**
- * The output slots scanCapture writes, in order, as this code reads them (by name: NATIVE_SLOT). A string's span is
- * NAME and NAME_END; the slots from STATUS_CODE on are numbers. scan.cc declares the same list (CALLSCOPE_SLOTS) and
- * exports it: a build whose list differs in any name or place is not used.
+ * The output slots scanCapture writes, in order, as this code reads them (by name: NATIVE_SLOT): derived from the
+ * call row's columns (lib/index/call-row.ts). A string's span is NAME and NAME_END; the slots from STATUS_CODE on
+ * are numbers. scan.cc declares the same list (CALLSCOPE_SLOTS) and exports it: a build whose list differs in any
+ * name or place is not used.
  */
-export const NATIVE_SLOT_NAMES = [
-  'REQ_START',
-  'REQ_END',
-  'RESP_START',
-  'RESP_END',
-  'CALL_ID',
-  'CALL_ID_END',
-  'REF_NAME',
-  'REF_NAME_END',
-  'MODEL',
-  'MODEL_END',
-  'DIALECT',
-  'DIALECT_END',
-  'STATUS',
-  'STATUS_END',
-  'FINISH',
-  'FINISH_END',
-  'ERROR_CATEGORY',
-  'ERROR_CATEGORY_END',
-  'STATUS_CODE',
-  'STARTED_AT',
-  'COMPLETED_AT',
-  'TOKENS_IN',
-  'TOKENS_OUT',
-  'TOKENS_REASONING',
-  'TOKENS_TOTAL',
-  'CACHED_TOKENS',
-  'CACHE_CREATION_TOKENS',
-  'CACHE_HIT',
-  'LATENCY_MS',
-  'TTFT_MS',
-  'TOOL_CALLS',
-] as const;
-export type NativeSlot = (typeof NATIVE_SLOT_NAMES)[number];
+export { NATIVE_SLOT_NAMES, type NativeSlot };
 export const NATIVE_SLOTS = NATIVE_SLOT_NAMES.length;
 /** Each slot's index by name, resolved once here (the scan's hot path reads plain numbers). */
 export const NATIVE_SLOT = Object.fromEntries(NATIVE_SLOT_NAMES.map((name, i) => [name, i])) as Readonly<Record<NativeSlot, number>>;

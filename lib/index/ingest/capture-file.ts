@@ -1,5 +1,5 @@
 // Reading one capture file for ingest, with no index access: from the file's stored state (identity, size,
-// offset) to what is new in it, as plain values: each call's `insertCall` parameters and, when the file was
+// offset) to what is new in it, as plain values: each call's row (lib/index/call-row.ts) and, when the file was
 // read from its start, the rollout's call totals. Pure apart from the file reads, so that an ingest worker
 // (worker.ts) and the single-thread ingest run the same code and write the same rows.
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
@@ -7,6 +7,7 @@ import { callTotals, type CallAgg, type CallTotals } from '../aggregates/call-to
 import { readLinesSync } from './line-reader';
 import { nativeScanInto } from '../scan/native';
 import { scanExchangeLine } from '../scan/capture-line';
+import { CALL, CALL_COLUMNS, CALL_WIDTH } from '../call-row';
 
 /** What ingest stored about a file the last time it read it (a file it has never read: `NEW_FILE`). */
 export interface FileState {
@@ -37,9 +38,6 @@ export function resumeFrom(row: FileState, st: FileIdentity): 'unchanged' | 'app
   return 'append';
 }
 
-/** Values per call in `IngestRead.calls`: the `insertCall` parameters, rollout pk and file id left 0. */
-export const CALL_WIDTH = 29;
-
 export type IngestRead =
   /** Gone, or not a regular file: nothing is recorded. */
   | { kind: 'absent' }
@@ -58,7 +56,7 @@ export type IngestRead =
       state: FileState;
       bytes: number;
       lines: number;
-      /** `CALL_WIDTH` values per call, in call order. */
+      /** A call row per call (`CALL_WIDTH` values, rollout pk and file id left 0), in call order. */
       calls: unknown[];
       totals: CallTotals | null;
     };
@@ -139,7 +137,7 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-/** The `insertCall` parameters of one call (request/response offsets relative to the line's start). */
+/** The call row of one call (lib/index/call-row.ts; request/response offsets relative to the line's start). */
 export function callValues(
   pk: number,
   fileId: number,
@@ -149,35 +147,58 @@ export function callValues(
 ): unknown[] {
   const r = call.record;
   const ref = r.model_ref as { name?: unknown } | null;
-  const toolCalls = Array.isArray(r.tool_calls) ? r.tool_calls.length : 0;
-  return [
-    pk, num(r.call_index), str(r.model_call_id), fileId, lineOffset, lineLength,
-    call.request ? call.request.start : null, call.request ? call.request.end - call.request.start : null,
-    call.response ? call.response.start : null, call.response ? call.response.end - call.response.start : null,
-    ref && typeof ref.name === 'string' ? ref.name : null, str(r.model), str(r.dialect), num(r.status_code), str(r.response_status),
-    str(r.finish_reason), str(r.error_category), num(r.started_at), num(r.completed_at), num(r.tokens_in), num(r.tokens_out),
-    num(r.tokens_reasoning), num(r.tokens_total), num(r.cached_tokens), num(r.cache_creation_tokens),
-    r.cache_hit === null || r.cache_hit === undefined ? null : r.cache_hit ? 1 : 0, num(r.latency_total_ms), num(r.latency_ttft_ms), toolCalls,
-  ];
+  const v: unknown[] = new Array(CALL_WIDTH);
+  v[CALL.rollout_pk] = pk;
+  v[CALL.call_index] = num(r.call_index);
+  v[CALL.model_call_id] = str(r.model_call_id);
+  v[CALL.file_id] = fileId;
+  v[CALL.line_offset] = lineOffset;
+  v[CALL.line_length] = lineLength;
+  v[CALL.req_off] = call.request ? call.request.start : null;
+  v[CALL.req_len] = call.request ? call.request.end - call.request.start : null;
+  v[CALL.resp_off] = call.response ? call.response.start : null;
+  v[CALL.resp_len] = call.response ? call.response.end - call.response.start : null;
+  v[CALL.model_server] = ref && typeof ref.name === 'string' ? ref.name : null;
+  v[CALL.model] = str(r.model);
+  v[CALL.dialect] = str(r.dialect);
+  v[CALL.status_code] = num(r.status_code);
+  v[CALL.response_status] = str(r.response_status);
+  v[CALL.finish_reason] = str(r.finish_reason);
+  v[CALL.error_category] = str(r.error_category);
+  v[CALL.started_at] = num(r.started_at);
+  v[CALL.completed_at] = num(r.completed_at);
+  v[CALL.tokens_in] = num(r.tokens_in);
+  v[CALL.tokens_out] = num(r.tokens_out);
+  v[CALL.tokens_reasoning] = num(r.tokens_reasoning);
+  v[CALL.tokens_total] = num(r.tokens_total);
+  v[CALL.cached_tokens] = num(r.cached_tokens);
+  v[CALL.cache_creation_tokens] = num(r.cache_creation_tokens);
+  v[CALL.cache_hit] = r.cache_hit === null || r.cache_hit === undefined ? null : r.cache_hit ? 1 : 0;
+  v[CALL.latency_ms] = num(r.latency_total_ms);
+  v[CALL.ttft_ms] = num(r.latency_ttft_ms);
+  v[CALL.tool_calls] = Array.isArray(r.tool_calls) ? r.tool_calls.length : 0;
+  return v;
 }
 
-/** The aggregate inputs of each call of a flat `callValues` array. */
+/** The aggregate inputs of each call of flat call rows. */
 function aggsOf(v: unknown[]): CallAgg[] {
   const out: CallAgg[] = [];
   for (let i = 0; i < v.length; i += CALL_WIDTH) {
     out.push({
-      model_server: v[i + 10] as string | null, dialect: v[i + 12] as string | null, error_category: v[i + 16] as string | null,
-      started_at: v[i + 17] as number | null, completed_at: v[i + 18] as number | null, tokens_in: v[i + 19] as number | null,
-      tokens_out: v[i + 20] as number | null, tokens_reasoning: v[i + 21] as number | null, tokens_total: v[i + 22] as number | null,
-      cached_tokens: v[i + 23] as number | null, latency_ms: v[i + 26] as number | null, ttft_ms: v[i + 27] as number | null,
+      model_server: v[i + CALL.model_server] as string | null, dialect: v[i + CALL.dialect] as string | null,
+      error_category: v[i + CALL.error_category] as string | null, started_at: v[i + CALL.started_at] as number | null,
+      completed_at: v[i + CALL.completed_at] as number | null, tokens_in: v[i + CALL.tokens_in] as number | null,
+      tokens_out: v[i + CALL.tokens_out] as number | null, tokens_reasoning: v[i + CALL.tokens_reasoning] as number | null,
+      tokens_total: v[i + CALL.tokens_total] as number | null, cached_tokens: v[i + CALL.cached_tokens] as number | null,
+      latency_ms: v[i + CALL.latency_ms] as number | null, ttft_ms: v[i + CALL.ttft_ms] as number | null,
     });
   }
   return out;
 }
 
-/** Columns of `callValues` that hold strings (or null); the others hold numbers (or null). */
-const STRING_COLUMN = new Uint8Array(CALL_WIDTH);
-for (const j of [2, 10, 11, 12, 14, 15, 16]) STRING_COLUMN[j] = 1;
+/** Columns of a call row that hold strings (or null); the others hold numbers (or null). */
+const STRING_COLUMN = Uint8Array.from(CALL_COLUMNS, (c) => (c.type === 'text' ? 1 : 0));
+const CALL_ID = CALL.model_call_id;
 
 /**
  * Flat call values packed for a worker's message: numbers in a Float64Array, strings as indexes into a table
@@ -200,7 +221,7 @@ export function packCalls(flat: unknown[]): PackedCalls {
     for (let j = 0; j < CALL_WIDTH; j++) {
       const v = flat[c * CALL_WIDTH + j];
       if (v === null || v === undefined) mask |= 1 << j;
-      else if (j === 2) numbers[c * CALL_WIDTH + j] = strings.push(v as string) - 1; // model_call_id: unique, not looked up
+      else if (j === CALL_ID) numbers[c * CALL_WIDTH + j] = strings.push(v as string) - 1; // model_call_id: unique, not looked up
       else if (STRING_COLUMN[j] === 1) {
         let id = ids.get(v as string);
         if (id === undefined) ids.set(v as string, (id = strings.push(v as string) - 1));

@@ -1,7 +1,8 @@
 // One ingest job (a group of capture files, or a slice of a rollouts file) read and scanned: the pure part of
 // ingest, run by an ingest worker (worker.ts) or, while it would otherwise wait, by the main thread
 // itself (parallel.ts, OrderedJobs). A worker packs the calls for its message; the main thread keeps them.
-import { CALL_WIDTH, packCalls, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
+import { CALL_WIDTH } from '../call-row';
+import { packCalls, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
 import { readRolloutsSlice, type RolloutsSlice } from './rollouts-file';
 
 export type WorkerJob =

@@ -18,7 +18,7 @@ export interface StoredRolloutLine extends Omit<RolloutLine, 'search' | 'attachm
     calls: number;
     tokensTotal: number | null;
     gaps: string;
-    /** The attached calls' `insertCall` parameters (`CALL_WIDTH` each), only when they are the rollout's calls. */
+    /** The attached calls' call rows (`CALL_WIDTH` values each), only when they are the rollout's calls. */
     callValues: unknown[];
   } | null;
 }

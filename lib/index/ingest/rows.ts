@@ -2,7 +2,12 @@
 // statements prepared once per connection. A call row is bound value by value (insertCallRow).
 import type Database from 'better-sqlite3';
 import { storedCallId } from '../call-id';
-import { CALL_WIDTH, unpackCall, type FileState, type PackedCalls } from './capture-file';
+import { CALL, CALL_INSERT_SQL, CALL_WIDTH } from '../call-row';
+import { unpackCall, type FileState, type PackedCalls } from './capture-file';
+
+const PK = CALL.rollout_pk;
+const FILE_ID = CALL.file_id;
+const ID = CALL.model_call_id;
 
 /** A row of the files table. */
 export interface FileRow extends FileState {
@@ -24,10 +29,7 @@ export class IngestRows {
       updateFile: db.prepare(
         'UPDATE files SET dev = ?, ino = ?, size = ?, mtime_ms = ?, offset = ?, next_line = ?, next_call_index = ?, unreadable = ?, pending = ? WHERE id = ?',
       ),
-      insertCall: db.prepare(`INSERT OR REPLACE INTO calls (rollout_pk, call_index, model_call_id, file_id, line_offset, line_length,
-        req_off, req_len, resp_off, resp_len, model_server, model, dialect, status_code, response_status, finish_reason, error_category,
-        started_at, completed_at, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, cache_creation_tokens, cache_hit,
-        latency_ms, ttft_ms, tool_calls) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+      insertCall: db.prepare(CALL_INSERT_SQL),
     };
   }
 
@@ -48,13 +50,13 @@ export class IngestRows {
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, id);
   }
 
-  /** Inserts calls given as flat `insertCall` parameters (capture-file.ts), with their rollout and file. */
+  /** Inserts flat call rows (capture-file.ts, rollouts-file.ts), with their rollout and file. */
   insertCalls(pk: number, fileId: number, calls: unknown[]): void {
     const values = this.callRow;
     for (let i = 0; i < calls.length; i += CALL_WIDTH) {
       for (let j = 0; j < CALL_WIDTH; j++) values[j] = calls[i + j];
-      values[0] = pk;
-      values[3] = fileId;
+      values[PK] = pk;
+      values[FILE_ID] = fileId;
       this.insertCallRow(values);
     }
   }
@@ -63,19 +65,21 @@ export class IngestRows {
     const values = this.callRow;
     for (let c = from; c < from + count; c++) {
       unpackCall(calls, c, values);
-      values[0] = pk;
-      values[3] = fileId;
+      values[PK] = pk;
+      values[FILE_ID] = fileId;
       this.insertCallRow(values);
     }
   }
 
   /**
-   * One call row, its 29 values as arguments: binding an array reads its elements one by one (measurably slower),
-   * and a spread call copies them into a new arguments array first (garbage on every call).
+   * One call row, its 29 values as arguments in the row's order (CALL_WIDTH of them, or SQLite refuses the row): binding
+   * an array reads its elements one by one (measurably slower), and a spread call copies them into a new arguments
+   * array first (garbage on every call).
    */
   private insertCallRow(v: unknown[]): void {
+    v[ID] = storedCallId(v[ID]);
     this.stmt.insertCall.run(
-      v[0], v[1], storedCallId(v[2]), v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20],
+      v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20],
       v[21], v[22], v[23], v[24], v[25], v[26], v[27], v[28],
     );
   }

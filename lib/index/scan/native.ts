@@ -27,7 +27,7 @@ function scanner(): NativeAddon | null {
 export const nativeScanStatus = nativeAddonStatus;
 
 /**
- * The `callValues` row of one capture line (rollout pk and file id left 0, as `readFileForIngest` leaves them),
+ * The call row of one capture line (lib/index/call-row.ts; rollout pk and file id left 0, as `readFileForIngest` leaves them),
  * or null when the native scan is not in use or declines the line (then scan.ts decides, blank lines included).
  */
 export function nativeCallValues(line: Buffer, lineOffset: number, callIndex: number): unknown[] | null {
@@ -46,6 +46,8 @@ export function nativeScanInto(line: Buffer, lineOffset: number, callIndex: numb
   const b = stripped as SliceBuffer;
   const hasRequest = o[S.REQ_START] >= 0;
   const hasResponse = o[S.RESP_START] >= 0;
+  // The row's values in its order, pushed at once (this runs for every line of a cold ingest): the same row as
+  // callValues, which places each value by its column's name (tests/unit/index/scan-fast.property.test.ts).
   into.push(
     0, callIndex, text(b, o, S.CALL_ID), 0, lineOffset, line.length,
     hasRequest ? o[S.REQ_START] + shift : null, hasRequest ? o[S.REQ_END] - o[S.REQ_START] : null,

@@ -13,6 +13,7 @@ import { scanExchangeFast } from '../../../lib/capture/json';
 import { stripAscii } from '../../../lib/capture/store';
 import { generateDemo } from '../../../lib/demo/generate';
 import { callValues } from '../../../lib/index/ingest/capture-file';
+import { CALL } from '../../../lib/index/call-row';
 import { nativeCallValues, nativeScanStatus } from '../../../lib/index/scan/native';
 import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../lib/index/scan/capture-line';
 
@@ -49,10 +50,10 @@ function check(bytes: Buffer, callIndex = 0): void {
     nativeAnswered++;
     expect(lossless.kind, `native answered a line the lossless scan reads as ${lossless.kind}: ${bytes.toString('utf8').slice(0, 300)}`).toBe('record');
     if (lossless.kind !== 'record') return;
-    row[0] = 7;
-    row[3] = 3;
-    expect(row[5]).toBe(bytes.length);
-    row[5] = 5000;
+    row[CALL.rollout_pk] = 7;
+    row[CALL.file_id] = 3;
+    expect(row[CALL.line_length]).toBe(bytes.length);
+    row[CALL.line_length] = 5000;
     expect(row, bytes.toString('utf8').slice(0, 500)).toEqual(callValues(7, 3, 100, 5000, lossless.call));
   }
 }
