@@ -1,6 +1,6 @@
 // The rollout attachment `ng_model_call_capture` (spec §5.1): what NeMo Gym's collector merge attaches to a
 // rollout line, with the four capture gap codes in their precedence order.
-import { isJsonObject, setKey, type JsonObject, type JsonValue } from './json';
+import { isJsonObject, setKey, type JsonObject, type JsonValue } from './json-value';
 import { rolloutIdFromBody } from './ids';
 import { aggregateMetrics } from './metrics';
 import { PAYLOAD_FIELDS, RECORD_FIELDS, type ModelCallRecord } from './record';

@@ -16,7 +16,7 @@
 //   - at most MAX_DEPTH nested containers (the serializer refuses 255).
 // tests/unit/capture/canonical.property.test.ts checks that whatever passes equals the slow path's output.
 import { isUtf8 } from 'node:buffer';
-import { formatFloat } from './json';
+import { formatFloat } from './json-serialize';
 
 const MAX_DEPTH = 128;
 

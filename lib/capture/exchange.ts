@@ -1,7 +1,8 @@
 // The raw exchange line (spec §2): what the capture middleware writes for one call, keys in upstream order,
 // built from the bytes and timings a middleware observed. Parsing and reassembly never throw (§6.6).
 import { completionCategory, exceptionCategory } from './errors';
-import { isJsonObject, parsePython, pyFloat, type JsonObject, type JsonValue } from './json';
+import { isJsonObject, pyFloat, type JsonObject, type JsonValue } from './json-value';
+import { parsePython } from './json-parse';
 import { roundHalfEven2 } from './round';
 import { reassemble, type Dialect, type TerminalKind } from './sse';
 

@@ -1,6 +1,6 @@
 // Rollout ids (spec §1.3, §1.4, §6.1). Three grammars exist upstream and each is used where upstream uses it:
 // the store's filename rule, the explicit-id rule, and the middleware's permissive path segment.
-import { isJsonObject, numericValue, type JsonValue } from './json';
+import { isJsonObject, numericValue, type JsonValue } from './json-value';
 
 export class RolloutIdError extends Error {
   constructor(message: string) {

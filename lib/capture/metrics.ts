@@ -1,6 +1,6 @@
 // Aggregation of records into the attachment's `metrics` (spec §4). Null means unknown: sums skip nulls and
 // are null when nothing is known. The latency sum reproduces Python 3.13 `sum()` over floats (Neumaier).
-import { pyFloat, type JsonObject, type JsonValue } from './json';
+import { pyFloat, type JsonObject, type JsonValue } from './json-value';
 import type { ModelCallRecord } from './record';
 
 export const METRIC_FIELDS = ['tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'cached_tokens', 'latency_total_ms', 'num_calls'] as const;

@@ -1,7 +1,8 @@
 // Record derivation (spec §3): one raw exchange -> one normalized ModelCallRecord, field for field as NeMo
 // Gym's pydantic model produces it. Pydantic's lax coercions and the places where upstream code "assumes
 // types" (and so raises) are reproduced, because a raising derivation makes the line unreadable (§3.5, §3.6).
-import { JsonFloat, isJsonObject, keysOf, parsePython, pyFloat, truthy, type JsonObject, type JsonValue } from './json';
+import { JsonFloat, isJsonObject, keysOf, pyFloat, truthy, type JsonObject, type JsonValue } from './json-value';
+import { parsePython } from './json-parse';
 
 export const RECORD_FIELDS = [
   'model_call_id',

@@ -6,8 +6,9 @@
 // `str.splitlines` (which also breaks on VT, FF, FS/GS/RS, NEL, U+2028 and U+2029). Event data is parsed
 // with `parsePython` and never re-encoded, so ints, floats and key order survive. Reassembly follows the
 // Python code's type assumptions: wherever Python would raise, the whole result is null.
-import { isJsonObject, keysOf, numericValue, parsePython, pyFloat, setKey, truthy } from './json';
-import type { JsonObject, JsonValue } from './json';
+import { isJsonObject, keysOf, numericValue, pyFloat, setKey, truthy } from './json-value';
+import { parsePython } from './json-parse';
+import type { JsonObject, JsonValue } from './json-value';
 
 export type Dialect = 'responses' | 'chat' | 'messages';
 export type TerminalKind = 'complete' | 'incomplete' | 'error';

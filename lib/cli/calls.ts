@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { attachmentCall, CAPTURE_GAP_CODES } from '../capture/attachment';
 import { RolloutIdError } from '../capture/ids';
-import { serialize } from '../capture/json';
+import { serialize } from '../capture/json-serialize';
 import { capturePath, exists, incompletePath, readCaptureEvents } from '../capture/store';
 import { UsageError, writeAll, type CliIO } from './io';
 import { assertCaptureDir } from './inputs';

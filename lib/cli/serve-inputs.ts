@@ -4,7 +4,8 @@
 import { promises as fsp } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { isJsonObject, parsePython } from '../capture/json';
+import { isJsonObject } from '../capture/json-value';
+import { parsePython } from '../capture/json-parse';
 import { stripAscii } from '../capture/bytes';
 import { discoverRunsReport, parsePathSpec, type SkippedFile } from '../index/sources/discovery';
 import { UsageError } from './io';

@@ -5,7 +5,7 @@
 // replaces an invocation's history by a summary that a hidden model call wrote, shaped so that the claude_code
 // association finds that call (lib/rollouts/compaction.ts). Plans say what each invocation does; the simulator
 // draws only ids, timings and bytes (calls.ts), so the same plan always gives the same capture.
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import { COMPACTION_PROMPT_MARKERS, COMPACTION_SUMMARY_PREFIX } from '../rollouts/compaction';
 import { simulateCall, type CallResult } from './calls';
 import { estimateTokens, newIds, newToolUse, startConversation, type AssistantTurn, type Conversation, type Message, type ToolDef, type ToolUse } from './conversation';

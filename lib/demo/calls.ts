@@ -3,7 +3,8 @@
 // The line always comes from `buildExchange`, so `request_raw`/`response_raw`, reassembly and
 // `error_category` follow the middleware's own rules rather than the demo's idea of them.
 import { buildExchange } from '../capture/exchange';
-import { serialize, type JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
+import { serialize } from '../capture/json-serialize';
 import { TerminalScanner } from '../capture/sse';
 import { estimateTokens, type AssistantTurn, type Conversation } from './conversation';
 import { truncateStream, type RequestOptions, type Usage } from './dialect-shared';

@@ -2,7 +2,7 @@
 // rollout's requests grow turn by turn: system prompt, user task, then each assistant turn (reasoning,
 // text, tool calls) followed by the tool results fed back. The dialect modules render this one history as
 // a Responses `input`, a Chat `messages` list or an Anthropic `messages` list.
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import type { Dialect } from '../capture/sse';
 import type { Rng } from './random';
 

@@ -1,7 +1,8 @@
 // OpenAI Chat Completions (`/v1/chat/completions`), as vLLM and OpenAI serve it: `messages` in, one choice
 // out with `reasoning_content` (vLLM reasoning parsers) and `tool_calls`; tool results go back as
 // `role: tool` messages. Streams are bare `data:` chunks, a usage chunk with no choices, then `[DONE]`.
-import { pyFloat, serialize, type JsonObject } from '../capture/json';
+import { pyFloat, type JsonObject } from '../capture/json-value';
+import { serialize } from '../capture/json-serialize';
 import { chunkText, type Message, type ToolDef } from './conversation';
 import { memo, RawJson, spliceJson, sse, eventsBefore, type Renderer, type ResponseInput, type Usage } from './dialect-shared';
 import type { Rng } from './random';

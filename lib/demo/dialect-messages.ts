@@ -2,7 +2,8 @@
 // content blocks carry thinking (with its signature), text and tool_use; tool results go back as
 // `tool_result` blocks in the next user message. Usage reports uncached input, cache reads and cache writes
 // separately. Streams are `event:`-framed and end with `message_stop`.
-import { pyFloat, serialize, type JsonObject } from '../capture/json';
+import { pyFloat, type JsonObject } from '../capture/json-value';
+import { serialize } from '../capture/json-serialize';
 import { chunkText, type AssistantTurn, type Message, type ToolDef } from './conversation';
 import { memo, RawJson, spliceJson, sse, eventsBefore, type Renderer, type ResponseInput, type Usage } from './dialect-shared';
 import type { Rng } from './random';

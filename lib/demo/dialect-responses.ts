@@ -1,7 +1,8 @@
 // OpenAI Responses (`/v1/responses`): `input` items in, `output` items out (reasoning with a summary,
 // assistant message, function_call), tool results fed back as `function_call_output` items. Streams are
 // typed events framed with `event:` lines and end with `response.completed` carrying the whole response.
-import { pyFloat, serialize, type JsonObject, type JsonValue } from '../capture/json';
+import { pyFloat, type JsonObject, type JsonValue } from '../capture/json-value';
+import { serialize } from '../capture/json-serialize';
 import { chunkText, type AssistantTurn, type Message, type ToolDef } from './conversation';
 import { memo, RawJson, spliceJson, sse, eventsBefore, type Renderer, type ResponseInput, type Usage } from './dialect-shared';
 import type { Rng } from './random';

@@ -1,7 +1,8 @@
 // What the three dialect renderers share: the token usage a call reports, the render options, SSE framing
 // and request assembly. Every payload is serialized with the capture format's own serializer (compact,
 // `1.0` stays `1.0`), so the bytes are what a provider or agent would plausibly send.
-import { serialize, type JsonObject, type JsonValue } from '../capture/json';
+import type { JsonObject, JsonValue } from '../capture/json-value';
+import { serialize } from '../capture/json-serialize';
 import type { AssistantTurn, Conversation } from './conversation';
 import type { Rng } from './random';
 import type { ModelServer } from './scenario';

@@ -6,7 +6,7 @@
 // whatever the size.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { serialize } from '../capture/json';
+import { serialize } from '../capture/json-serialize';
 import { MinHeap } from '../util/min-heap';
 import { defaultRuns, type RunDef } from './runs';
 import { captureDirOf, resolveRun, runShard, type RunSelector, type ShardJob, type ShardResult } from './shard';

@@ -5,7 +5,7 @@
 // out or unmeasured, and compacts its context every dozen turns, which bounds each request and the line.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { serialize } from '../capture/json';
+import { serialize } from '../capture/json-serialize';
 import { collectRolloutLine } from '../rollouts/collect-line';
 import type { CompactionPlan, InvocationPlan, ToolPlan, TurnPlan } from './agent-tree';
 import { CLAUDE_CODE_TOOLS, SUBAGENT_SYSTEM } from './claude-code-plan';

@@ -5,7 +5,7 @@
 // interval from its tool_use event to its tool_result event, at millisecond precision, `artifact`-timed; a
 // subagent's status from its Task call's; a compaction between the last call before it and the first after,
 // its call left for the collector's association. Beyond that producer: sandbox runs and the sandbox a tool ran in.
-import type { JsonObject, JsonValue } from '../capture/json';
+import type { JsonObject, JsonValue } from '../capture/json-value';
 import { CLAUDE_CODE_SOURCE, pyDumps } from '../rollouts/compaction';
 import { gap } from '../rollouts/join';
 import { validateBundle } from '../rollouts/observations';

@@ -4,7 +4,8 @@
 // tools timed by Hermes's tool callbacks (`harness`) or around the executor (`executor`), failed when the result
 // reads as an error. A pinned Hermes without the tool callbacks times no tool at all (`hermes_hook_unavailable`);
 // tools run in Docker, which reports no sandbox observation.
-import { isJsonObject, serialize, truthy, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, truthy, type JsonObject, type JsonValue } from '../capture/json-value';
+import { serialize } from '../capture/json-serialize';
 import { gap } from '../rollouts/join';
 import { validateBundle } from '../rollouts/observations';
 import type { Message } from './conversation';

@@ -2,7 +2,7 @@
 // simple agent's `responses_create_params` dump (every field, nulls included), the final NeMoGymResponse
 // with the whole trajectory as Responses items and the usage summed over policy calls, `reward`, the
 // verifier's fields, then the collector's stamps appended in its order.
-import { pyFloat, setKey, type JsonObject } from '../capture/json';
+import { pyFloat, setKey, type JsonObject } from '../capture/json-value';
 import type { Message } from './conversation';
 import type { Usage } from './dialect-shared';
 import { inputItems, responsesTools } from './dialect-responses';

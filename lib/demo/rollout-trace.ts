@@ -2,7 +2,7 @@
 // tool executions that observing agents report from (TurnTrace, ToolTrace), with the provider faults its calls met.
 // A leaf of lib/demo (it imports no simulator): the scenario's interfaces (scenario.ts), the simulators and the
 // observers all name these types without importing one another.
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import type { AssistantTurn } from './conversation';
 
 export type CallFault = 'rate_limit' | 'server_error' | 'truncated' | 'stream_error';

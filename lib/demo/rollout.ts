@@ -2,7 +2,7 @@
 // them (with `tool_model` side calls made by the resources server), provider faults answered by a retry of
 // the same request, and a `judge_model` call during verification. Produces the exchanges in append order and
 // the rollout line the collector would persist (before the capture is attached).
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import { simulateCall, type CallResult } from './calls';
 import { estimateTokens, newIds, newToolUse, startConversation, type AssistantTurn, type Conversation, type Message } from './conversation';
 import { RENDERERS } from './dialects';

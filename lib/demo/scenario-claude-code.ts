@@ -2,7 +2,7 @@
 // Messages with thinking, delegates to subagents through `Task`, runs tools in parallel, compacts long contexts,
 // and the agent reports all of it as `ng_agent_observations` (observe-claude-code.ts) beside the verify fields.
 // Most rollouts ran in an observed sandbox (agent and verifier runs); the others report that gap.
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import { simulateTree, type InvocationPlan, type TracedTurn } from './agent-tree';
 import { CLAUDE_CODE_TOOLS, sweAgentPlan } from './claude-code-plan';
 import type { Message } from './conversation';

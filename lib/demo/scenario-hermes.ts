@@ -2,7 +2,7 @@
 // math scenario, called without streaming as Hermes does, with a `terminal` tool beside `execute_code`. Hermes
 // first checks its sandbox (a missing script fails now and then), then solves; it reports what it saw as
 // `ng_agent_observations` (observe-hermes.ts).
-import { serialize } from '../capture/json';
+import { serialize } from '../capture/json-serialize';
 import type { ToolDef } from './conversation';
 import { hermesObservations } from './observe-hermes';
 import type { Rng } from './random';

@@ -1,7 +1,7 @@
 // Math with a judge (NeMo Gym's `math_with_judge` through the Hermes agent): a vLLM-served thinking model on
 // Chat Completions with a code-execution tool; the resources server grades the boxed answer with
 // `judge_model` over the Responses API and records the verdict in `judge_evaluations`.
-import { pyFloat, type JsonObject } from '../capture/json';
+import { pyFloat, type JsonObject } from '../capture/json-value';
 import type { ToolDef } from './conversation';
 import type { Rng } from './random';
 import type { Scenario, Task } from './scenario';

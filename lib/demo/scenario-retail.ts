@@ -1,7 +1,7 @@
 // tau2-bench retail (NeMo Gym's `tau2` benchmark agent): a customer-service policy model on the Responses
 // API, served by vLLM, talking to a simulated user and a retail backend through tools. The user confirms
 // before any write action, so one turn is plain text answered by the user.
-import { pyFloat, type JsonObject } from '../capture/json';
+import { pyFloat, type JsonObject } from '../capture/json-value';
 import type { ToolDef } from './conversation';
 import type { Rng } from './random';
 import type { Scenario, StepCall, Task } from './scenario';

@@ -1,6 +1,6 @@
 // SWE-bench with Claude Code (NeMo Gym's `anyswe_agent` harness): Anthropic Messages, always streamed, with
 // extended thinking, prompt caching and the Grep/Read/Edit/Bash tools; rewarded by the repository's tests.
-import { pyFloat, type JsonObject } from '../capture/json';
+import { pyFloat, type JsonObject } from '../capture/json-value';
 import type { ToolDef } from './conversation';
 import type { Rng } from './random';
 import type { Scenario, StepCall, Task } from './scenario';

@@ -1,7 +1,7 @@
 // Workplace assistant (NeMo Gym's `workplace_assistant` environment): an office agent with email,
 // calendar, analytics and CRM tools, driven through the Responses API by a reasoning model. Its knowledge-base
 // tool is answered by the resources server with help from `tool_model`.
-import { pyFloat, type JsonObject } from '../capture/json';
+import { pyFloat, type JsonObject } from '../capture/json-value';
 import type { ToolDef } from './conversation';
 import type { Rng } from './random';
 import type { Scenario, StepCall, Task } from './scenario';

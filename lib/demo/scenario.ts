@@ -2,7 +2,7 @@
 // assistant does at each turn (reason, call tools, answer) and what the tools return. The rollout simulator
 // (rollout.ts) turns a task into model calls; the scenario never sees dialects or bytes. A rollout's spec names its
 // scenario and a scenario may simulate or observe a spec, so RolloutSpec lives here too (one module, no cycle).
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import type { Dialect } from '../capture/sse';
 import type { Message, ToolDef } from './conversation';
 import type { Rng } from './random';

@@ -6,7 +6,7 @@
 // each other or on timing, so running them in worker threads or in-process gives the same bytes.
 import path from 'node:path';
 import { mergeCaptureIntoLine } from '../capture/attachment';
-import { serialize } from '../capture/json';
+import { serialize } from '../capture/json-serialize';
 import { collectRolloutLine } from '../rollouts/collect-line';
 import { MinHeap } from '../util/min-heap';
 import { Rng } from './random';

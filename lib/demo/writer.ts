@@ -3,7 +3,7 @@
 // writers and crash safety, which a generator that owns its output does not need, and would make a
 // million-line corpus take hours. The bytes are the same lines that path would append.
 import { closeSync, createWriteStream, openSync, promises as fsp, writeSync, type WriteStream } from 'node:fs';
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import { capturePath, incompletePath, serializeExchange } from '../capture/store';
 import type { CaptureDamage } from './runs';
 

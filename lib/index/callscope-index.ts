@@ -17,7 +17,7 @@ import { bestFirst, bestOf, type AgentTasks, type TaskGroup } from '../rollouts/
 import { taskChanges, type PairBy, type TaskChanges } from '../rollouts/task-changes';
 import { callBody, callsOfRollout, locateCall, readCaptureCalls, loadRolloutLine, trajectoryPayloads, type CallBody } from './queries/payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
-import { isJsonObject, type JsonObject } from '../capture/json';
+import { isJsonObject, type JsonObject } from '../capture/json-value';
 import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
 
 /** A pass that changed rollouts in this many batches or more fills their compare figures in the background. */

@@ -3,7 +3,7 @@
 // result has any of the three keys, the ng_trajectory projection with its failure path and the payload stripping.
 // `callscope attach --trajectory` and the demo generator both run exactly this, so they cannot disagree.
 import { mergeCaptureIntoLine } from '../capture/attachment';
-import type { JsonObject } from '../capture/json';
+import type { JsonObject } from '../capture/json-value';
 import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from './collector';
 
 /**

@@ -1,7 +1,7 @@
 // The collector's post-processing of a rollout line around the capture merge (spec §5.1 step 3, §5.2): the
 // rewrite of ng_agent_observations (validated, compaction-associated, joined), the ng_trajectory attachment with
 // its failure path, and the payload stripping, as base_responses_api_model.py and rollout_collection.py do them.
-import { isJsonObject, setKey, type JsonObject } from '../capture/json';
+import { isJsonObject, setKey, type JsonObject } from '../capture/json-value';
 import type { ModelCallRecord } from '../capture/record';
 import { associateClaudeCodeCompactionCalls, CLAUDE_CODE_SOURCE } from './compaction';
 import { gap, joinModelCallObservations, JoinError, type GapObject } from './join';

@@ -1,7 +1,7 @@
 // associate_claude_code_compaction_calls (responses_api_agents/claude_code_agent/observability.py, spec §5.4
 // verified notes): Claude Code's hidden summary call is inserted into its invocation's model_calls only when the
 // persisted summary matches the call's response text exactly. Runs before the generic join, on claude_code only.
-import { isJsonObject, keysOf, setKey, truthy, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, keysOf, setKey, truthy, type JsonObject, type JsonValue } from '../capture/json-value';
 import type { ModelCallRecord } from '../capture/record';
 import { gap, JoinError, sameModelRef, type GapObject } from './join';
 import { joinKeyProblem } from './observations';

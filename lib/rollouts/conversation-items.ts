@@ -2,7 +2,7 @@
 // models validate an invocation's conversation: each item becomes the member pydantic's smart union picks, dumped
 // in that member's declared order with its defaults. NeMo Gym's own models ignore extra keys; the OpenAI SDK's
 // models (openai 2.7.2) keep them after the declared fields; TypedDict content parts keep only declared keys.
-import { isJsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, type JsonValue } from '../capture/json-value';
 import { ANNOTATION, LOGPROB, SDK_ITEMS } from './sdk-items';
 import { any, dflt, notRequired, float, int, list, literal, model, opt, optional, req, str, union, type PyModel, type PyType } from './pymodel';
 

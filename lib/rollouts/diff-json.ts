@@ -10,9 +10,9 @@
 // the same: two runs of one conversation share their history although every tool call carries its own ids. Such a
 // run keeps b's items beside a's (`b_values`), so nothing is lost; objects still show every difference.
 //
-// Values are JSON as the format library parses it (lib/capture/json.ts: JsonFloat for whole floats, bigint beyond
+// Values are JSON as the format library parses it (lib/capture/json-value.ts: JsonFloat for whole floats, bigint beyond
 // the safe range) or as JSON.parse does; `1` and `1.0` differ, as they do in the stored line.
-import { JsonFloat, keysOf, type JsonObject } from '../capture/json';
+import { JsonFloat, keysOf, type JsonObject } from '../capture/json-value';
 import { diffSequences } from './diff-sequence';
 import type { IgnorePolicy } from './diff-volatile';
 

@@ -7,9 +7,11 @@
 // Only what must be looked at is parsed, once per distinct value: the few items a request ends with (for the
 // signature), responses, and values whose bytes differ, to tell whether they differ in more than ids (diff-json.ts).
 import { toolCallsAndReasoning } from '../capture/record';
-import { JsonFloat, isJsonObject, parseStrict } from '../capture/json';
+import { JsonFloat, isJsonObject } from '../capture/json-value';
+import { parseStrict } from '../capture/json-parse';
 import { ignoreVolatile, jsonEqual } from './diff-json';
-import { extendSplit, sameRest, splitRequest, type Split } from './diff-split';
+import { extendSplit, sameRest, splitRequest, type ContainerEnd, type Split } from './diff-split';
+import { skippedContainerEndJs } from '../capture/json-skip';
 
 /** One call's stored payloads: the bytes of its request and response values, null where it has none. */
 export interface CallPayload {
@@ -42,6 +44,9 @@ export class ShapeTable {
   private readonly values = new Map<number, unknown>();
   private readonly exactValues = new Map<number, unknown>();
   private readonly equivalentCache = new Map<number, boolean>();
+
+  /** `containerEnd`: the structural skip of the request walk (diff-split.ts). */
+  constructor(private readonly containerEnd: ContainerEnd = skippedContainerEndJs) {}
 
   intern(buf: Buffer): number {
     const key = buf.toString('latin1');
@@ -104,8 +109,8 @@ export class ShapeTable {
       if (!req) return { items: null, rest: NONE, response, signature: this.signature(null, response) };
       const server = servers[i] ?? '';
       const prev = previous.get(server);
-      const grown = prev ? extendSplit(prev.split, req) : null;
-      const split = grown?.split ?? splitRequest(req, p.dialect);
+      const grown = prev ? extendSplit(prev.split, req, this.containerEnd) : null;
+      const split = grown?.split ?? splitRequest(req, p.dialect, this.containerEnd);
       if (!split) return { items: null, rest: this.intern(req), response, signature: this.signature(null, response) };
       const items = split.items.map(([s, e], k) => {
         if (prev && grown && k < grown.resent) return prev.items[k];

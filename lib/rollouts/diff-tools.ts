@@ -2,7 +2,8 @@
 // with the status, measured time and output its trajectory records for each, aligned by tool name in order, so that a
 // reader sees which tool the other rollout did not call, and where the same tool failed on one side or answered
 // differently. Pure: the trajectories are read by lib/index/compare/rollout-diff.ts.
-import { isJsonObject, numericValue, serialize, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, numericValue, type JsonObject, type JsonValue } from '../capture/json-value';
+import { serialize } from '../capture/json-serialize';
 import { diffSequences } from './diff-sequence';
 
 export interface DiffTool {

@@ -9,10 +9,11 @@
 // only one side has is a divergence too. A request or response that either side has no payload for (calls from a
 // line's attachment, whose payloads NeMo Gym strips; a failed exchange) cannot be compared: equal is null, and such
 // a pair is 'unknown', not a divergence, unless what can be compared differs.
-import { parseStrict } from '../capture/json';
+import { parseStrict } from '../capture/json-parse';
 import { alignCalls } from './diff-align';
 import { diffJson, ignoreVolatile, type JsonDiff } from './diff-json';
 import { NONE, ShapeTable, type CallPayload, type CallShape } from './diff-shape';
+import type { ContainerEnd } from './diff-split';
 import type { ToolPair } from './diff-tools';
 
 /** One call as the diff needs it (the index's call columns). */
@@ -109,8 +110,9 @@ function pairState(request: boolean | null, response: boolean | null): PairState
   return request === null || response === null ? 'unknown' : 'same';
 }
 
-export function diffRollouts(a: DiffSide, b: DiffSide): RolloutDiff {
-  const table = new ShapeTable();
+/** `containerEnd`: the structural skip of the request walk (diff-split.ts; the index passes its native one). */
+export function diffRollouts(a: DiffSide, b: DiffSide, containerEnd?: ContainerEnd): RolloutDiff {
+  const table = new ShapeTable(containerEnd);
   const sa = table.shapeRollout(a.payloads, a.calls.map((c) => c.model_server));
   const sb = table.shapeRollout(b.payloads, b.calls.map((c) => c.model_server));
   const aligned = alignCalls(

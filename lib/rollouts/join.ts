@@ -1,7 +1,7 @@
 // join_model_call_observations (nemo_gym/rollout_observability.py, spec §9 "Join semantics"): resolves an
 // observation bundle's call references against the captured calls without guessing ownership. Works on the
 // normalized (dumped) bundle and on ModelCallRecords; returns a new bundle and leaves its input untouched.
-import { keysOf, setKey, truthy, type JsonObject, type JsonValue } from '../capture/json';
+import { keysOf, setKey, truthy, type JsonObject, type JsonValue } from '../capture/json-value';
 import type { ModelCallRecord } from '../capture/record';
 import { joinKeyProblem } from './observations';
 

@@ -2,7 +2,7 @@
 // views of one contract: the zod schemas type the plain-JSON shape for readers (index, API, views); the pydantic
 // models (pymodel.ts) validate and re-serialize exactly as upstream does, which the join and the projection need.
 import { z } from 'zod';
-import { isJsonObject, truthy, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, truthy, type JsonObject, type JsonValue } from '../capture/json-value';
 import { conversationItem } from './conversation-items';
 import { COMPACTION_OUTCOMES, INVOCATION_STATUSES, SANDBOX_OUTCOMES, SANDBOX_ROLES, TIMING_SOURCES, TOOL_STATUSES } from './observation-values';
 

@@ -1,7 +1,7 @@
 // The collector's `ng_trajectory` projection (_build_trajectory_record in nemo_gym/rollout_collection.py,
 // spec §5.4): producer trajectory, agent observations and capture calls merged into one TrajectoryRecord. A
 // Python exception becomes a ProjectionError carrying the class name upstream's gaps record as `detail`.
-import { isJsonObject, JsonFloat, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, JsonFloat, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json-value';
 import { rolloutIdFromBody } from '../capture/ids';
 import { dedupGaps, gap } from './join';
 import { observationGap, validateBundle } from './observations';

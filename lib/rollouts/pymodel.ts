@@ -1,9 +1,9 @@
 // A small model of pydantic v2 validation and `model_dump(mode="json")`, enough for NeMo Gym's observation and
 // trajectory models: lax coercions (int→float, "5"→5, 2.0→2), defaults filled in, declared field order, extra
 // keys forbidden / ignored / kept, after-validators, and the smart union's choice (most fields set wins, the
-// first member on a tie; "fields set" counted as pydantic-core 2.4x counts them, see `model`). Values are the lossless JsonValue of lib/capture/json.ts, so a float field serializes
+// first member on a tie; "fields set" counted as pydantic-core 2.4x counts them, see `model`). Values are the lossless JsonValue of lib/capture/json-value.ts, so a float field serializes
 // as orjson writes a Python float (`5.0`). Validation never throws: it returns problems with their field paths.
-import { JsonFloat, isJsonObject, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json';
+import { JsonFloat, isJsonObject, keysOf, setKey, type JsonObject, type JsonValue } from '../capture/json-value';
 
 export type Path = (string | number)[];
 export interface Problem {

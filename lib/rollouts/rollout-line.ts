@@ -4,7 +4,8 @@
 // are read for the trajectory summary (lib/rollouts/trajectory-summary.ts).
 import { rolloutIdOfLine } from '../capture/ids';
 import { isUtf8 } from 'node:buffer';
-import { countArrayObjects, isJsonObject, JsonFloat, numericValue, parsePython, scanShallowFast, scanStrict, type JsonObject, type JsonValue, type ScanResult } from '../capture/json';
+import { isJsonObject, JsonFloat, numericValue, type JsonObject, type JsonValue } from '../capture/json-value';
+import { countArrayObjects, parsePython, scanStrict, type ScanResult, type ShallowScanner } from '../capture/json-parse';
 import { stripAscii } from '../capture/bytes';
 import { NOT_AN_OBJECT, notJson } from './line-problem';
 import { cacheSignal, extractTokenStats } from '../capture/record';
@@ -151,9 +152,9 @@ function outcomeOf(row: JsonObject): string | null {
 
 const int = (v: JsonValue | undefined): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
 
-function parseLine(bytes: Buffer, countCalls: boolean, exact: boolean): { value: JsonValue; attachedCalls: number | null } {
-  // The fast scan answers only when its answer is scanStrict's (json.ts, scanShallowFast).
-  const fast = !exact && isUtf8(bytes) ? scanShallowFast(bytes, countCalls ? SHALLOW_COUNTING : SHALLOW, countCalls ? ATTACHED_CALLS : null) : null;
+function parseLine(bytes: Buffer, countCalls: boolean, fastScan: ShallowScanner | null): { value: JsonValue; attachedCalls: number | null } {
+  // The fast scan answers only when its answer is scanStrict's (json-parse.ts, ShallowScanner).
+  const fast = fastScan && isUtf8(bytes) ? fastScan(bytes, countCalls ? SHALLOW_COUNTING : SHALLOW, countCalls ? ATTACHED_CALLS : null) : null;
   if (fast) return { value: fast.value, attachedCalls: fast.counted };
   let scanned: ScanResult;
   try {
@@ -166,10 +167,11 @@ function parseLine(bytes: Buffer, countCalls: boolean, exact: boolean): { value:
 }
 
 /**
- * `countCalls`: the attached calls are counted, not built (a capture dir supplies the calls). `exact`: without the
- * fast scan (for the tests that hold the two equal).
+ * `countCalls`: the attached calls are counted, not built (a capture dir supplies the calls). `fastScan`: tried before
+ * the lossless scan, which reads the line when it declines or without one (ingest passes the index's scanShallowFast,
+ * lib/index/scan/fast-shallow.ts; this module stays pure).
  */
-export function parseRolloutLine(bytes: Buffer, lineNo: number, offset: number, countCalls = false, exact = false): RolloutLine | null {
+export function parseRolloutLine(bytes: Buffer, lineNo: number, offset: number, countCalls = false, fastScan: ShallowScanner | null = null): RolloutLine | null {
   const stripped = stripAscii(bytes);
   if (stripped.length === 0) return null;
   const base: RolloutLine = {
@@ -180,7 +182,7 @@ export function parseRolloutLine(bytes: Buffer, lineNo: number, offset: number, 
   let row: JsonValue;
   let attachedCalls: number | null;
   try {
-    ({ value: row, attachedCalls } = parseLine(stripped, countCalls, exact));
+    ({ value: row, attachedCalls } = parseLine(stripped, countCalls, fastScan));
   } catch (err) {
     return { ...base, problem: notJson((err as Error).message) };
   }

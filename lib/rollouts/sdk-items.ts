@@ -1,7 +1,7 @@
 // The OpenAI SDK (2.7.2) types inside NeMo Gym's response input item union: the hosted and client-executed
 // items (NeMo Gym's relaxations applied), their nested SDK objects, and the output-text annotation and logprob
 // TypedDicts. SDK models keep extra keys after their declared fields; TypedDicts keep declared keys only.
-import { isJsonObject, keysOf, setKey, type JsonObject } from '../capture/json';
+import { isJsonObject, keysOf, setKey, type JsonObject } from '../capture/json-value';
 import { any, bool, dflt, float, int, list, literal, model, opt, req, str, union, type Field, type PyModel, type PyType } from './pymodel';
 
 const sdk = (name: string, fields: Record<string, Field>) => model(name, fields, { extra: 'allow' });

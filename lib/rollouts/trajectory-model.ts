@@ -1,7 +1,7 @@
 // `ng_trajectory` schema 1.0 (spec §5.4, §9): TrajectoryRecord and its parts, as zod schemas for readers and as
 // the exact pydantic models (pymodel.ts) the projection validates and dumps with.
 import { z } from 'zod';
-import { isJsonObject, truthy, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, truthy, type JsonObject, type JsonValue } from '../capture/json-value';
 import {
   AgentInvocationSchema,
   ModelCallRefSchema,

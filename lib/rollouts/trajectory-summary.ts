@@ -4,7 +4,7 @@
 // (invocation_id, tool_call_id), an observed `unknown` status never overwriting a known one). Compactions and
 // sandbox runs are counted from the observations, which alone carry them. Pure; tolerant of invalid records (a
 // stored trajectory is shown as stored, so it is counted as stored).
-import { isJsonObject, numericValue, type JsonObject, type JsonValue } from '../capture/json';
+import { isJsonObject, numericValue, type JsonObject, type JsonValue } from '../capture/json-value';
 import type { TrajectorySource } from '../capture/vocabulary';
 
 /** One tool call as the index keeps it (a row per tool call). */

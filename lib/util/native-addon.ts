@@ -11,7 +11,7 @@ export interface NativeAddon {
   setOutput(out: Float64Array): void;
   /** One stripped, valid-UTF-8 capture line: true with the output filled, false when declined. */
   scanCapture(line: Uint8Array): boolean;
-  /** skippedContainerEnd (lib/capture/json.ts) of the container opening at `i`: its end, or -1. */
+  /** skippedContainerEnd (lib/index/scan/fast-scan.ts) of the container opening at `i`: its end, or -1. */
   skipContainer(bytes: Uint8Array, i: number, depth: number): number;
   /** An id for scanShallow: the count key ("parent.key" or "") on the first line, then one `key\tkept,keys` per line. */
   shallowConfig(spec: string): number;

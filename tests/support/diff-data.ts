@@ -6,7 +6,8 @@
 // both answer and are judged. A run collected without capture sits beside it (rollouts only).
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pyFloat, serialize, type JsonObject } from '../../lib/capture/json';
+import { pyFloat, type JsonObject } from '../../lib/capture/json-value';
+import { serialize } from '../../lib/capture/json-serialize';
 import { FIXTURES } from './nemo-gym-data';
 import { writeGymEvalRun } from './results-dir';
 

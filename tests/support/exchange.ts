@@ -1,5 +1,7 @@
 // Small factories for exchanges and their lines, used across the capture tests.
-import { parseStrict, serialize, type JsonObject } from '../../lib/capture/json';
+import type { JsonObject } from '../../lib/capture/json-value';
+import { parseStrict } from '../../lib/capture/json-parse';
+import { serialize } from '../../lib/capture/json-serialize';
 
 /** A parsed exchange from JSON text, keeping ints and floats apart as the reader does. */
 export function ex(text: string): JsonObject {

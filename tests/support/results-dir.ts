@@ -7,7 +7,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rolloutIdOfLine } from '../../lib/capture/ids';
-import { parsePython, type JsonObject } from '../../lib/capture/json';
+import type { JsonObject } from '../../lib/capture/json-value';
+import { parsePython } from '../../lib/capture/json-parse';
 import { line, makeExchange } from './exchange';
 
 type Row = Record<string, unknown>;

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TrajectoryResponse } from '../../lib/api/trajectory-schemas';
-import { parsePython, type JsonObject } from '../../lib/capture/json';
+import type { JsonObject } from '../../lib/capture/json-value';
+import { parsePython } from '../../lib/capture/json-parse';
 import { validateBundle } from '../../lib/rollouts/observations';
 
 export type TrajectoryAnswer = Pick<TrajectoryResponse, 'trajectory' | 'observations' | 'requested_tools'>;

@@ -2,7 +2,7 @@
 // two subagents, a compaction, parallel and failed tool calls, an unowned judge call; a hermes-like one.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { JsonObject } from '../../lib/capture/json';
+import type { JsonObject } from '../../lib/capture/json-value';
 import { line, makeExchange } from './exchange';
 
 export const inv = (id: string, calls: string[], extra: JsonObject = {}) => ({

@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { JsonObject } from '../../lib/capture/json';
+import type { JsonObject } from '../../lib/capture/json-value';
 import { line, makeExchange } from './exchange';
 import { ROOT } from './server';
 

@@ -6,7 +6,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JsonFloat, keysOf, parsePython, serialize, type JsonValue } from '../../lib/capture/json';
+import { JsonFloat, keysOf, type JsonValue } from '../../lib/capture/json-value';
+import { parsePython } from '../../lib/capture/json-parse';
+import { serialize } from '../../lib/capture/json-serialize';
 import { nemoGymFixtures } from '../../scripts/make-nemo-gym-fixtures';
 import { dumps, float, type Py } from '../../scripts/nemo-gym-fixtures/py-json';
 import { ALL_SHAPES, FIXTURES, REAL, REAL_SHAPES, REAL_TIER_MARK, SHAPES, SPEC_TIER_MARK, type NemoGymData, type RealShape, type Shape } from '../support/nemo-gym-data';

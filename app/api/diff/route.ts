@@ -1,7 +1,8 @@
 import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { DiffQuerySchema } from '@/lib/api/schemas';
-import { serialize, type JsonObject } from '@/lib/capture/json';
+import type { JsonObject } from '@/lib/capture/json-value';
+import { serialize } from '@/lib/capture/json-serialize';
 import { rolloutDiff, rolloutDiffPair } from '@/lib/index/compare/rollout-diff';
 import { getInstance } from '@/lib/server/instance';
 

@@ -1,6 +1,6 @@
 // GET /api/runs/{run}/rollouts/{rollout}/calls/{call}: the call's normalized record with its payloads, written as its
 // request and response spans are read (a capture call), or serialized whole (a call known from the rollout line).
-import { serialize } from '../../capture/json';
+import { serialize } from '../../capture/json-serialize';
 import type { CallscopeIndex } from '../../index/callscope-index';
 import { streamParts } from '../../index/queries/payload';
 import { jsonAnswer, readAhead, type Answer } from '../answer';

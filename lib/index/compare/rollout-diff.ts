@@ -8,7 +8,8 @@
 // The pairs of two rollouts are kept (a few, per process, keyed by both rollouts' versions), so that opening one
 // pair after another reads just that pair's two calls.
 import { promises as fsp } from 'node:fs';
-import { serialize, type JsonObject, type JsonValue } from '../../capture/json';
+import type { JsonObject, JsonValue } from '../../capture/json-value';
+import { serialize } from '../../capture/json-serialize';
 import { diffPair, diffRollouts, type DiffCall, type DiffSide, type PairSummary, type RolloutDiff } from '../../rollouts/diff';
 import type { CallPayload } from '../../rollouts/diff-shape';
 import type { CallscopeIndex } from '../callscope-index';
@@ -16,6 +17,7 @@ import { callsOfRollout, locateCall, loadRolloutLine, trajectoryPayloads, type C
 import type { RolloutRow } from '../queries/rollouts';
 import { alignTools, toolsById } from '../../rollouts/diff-tools';
 import { rolloutTrajectory } from '../queries/trajectory';
+import { skippedContainerEnd } from '../scan/fast-scan';
 
 export interface RolloutRef {
   run: string;
@@ -55,7 +57,7 @@ export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: Rollo
   const hit = cache().find((c) => c.key === key);
   if (hit) return hit.body;
   const [sa, sb] = await Promise.all([readSide(index, a, ra), readSide(index, b, rb)]);
-  const body: DiffBody = { a: sa.info, b: sb.info, ...diffRollouts(sa.side, sb.side) };
+  const body: DiffBody = { a: sa.info, b: sb.info, ...diffRollouts(sa.side, sb.side, skippedContainerEnd) };
   await addTools(index, body, [a, ra], [b, rb]);
   const list = cache();
   list.unshift({ key, body });

@@ -3,10 +3,11 @@
 // that ingest workers can parse slices of one file side by side and the main thread numbers the lines and
 // stores them in file order, exactly as a single-thread read would.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { JsonFloat } from '../../capture/json';
+import { JsonFloat } from '../../capture/json-value';
 import { callValues } from './capture-file';
 import { readLinesSync } from './line-reader';
 import { parseRolloutLine, type RolloutLine } from '../../rollouts/rollout-line';
+import { scanShallowFast } from '../scan/fast-scan';
 
 /** A rollout line as stored: plain values only (it crosses from a worker by structured clone). */
 export interface StoredRolloutLine extends Omit<RolloutLine, 'search' | 'attachment'> {
@@ -77,7 +78,7 @@ export function readRolloutsSlice(file: string, from: number, to: number, size: 
     if (start < 0 || start >= to) return out;
     const read = readLinesSync(fd, start, size, 0, (bytes, offset, lineNo) => {
       out.bytes += bytes.length + 1;
-      const parsed = parseRolloutLine(bytes, lineNo, offset, countCalls);
+      const parsed = parseRolloutLine(bytes, lineNo, offset, countCalls, scanShallowFast);
       if (parsed) out.lines.push(storedRolloutLine(parsed, countCalls));
     }, to);
     out.count = read.nextLine;

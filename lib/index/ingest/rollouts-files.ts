@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, promises as fsp, readSync } from 'node:
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { parseRolloutLine } from '../../rollouts/rollout-line';
+import { scanShallowFast } from '../scan/fast-scan';
 import { readRolloutsSlice, storedRolloutLine, type StoredRolloutLine } from './rollouts-file';
 import { rolloutOrderKey } from '../rollout-order';
 import { resumeFrom } from './capture-file';
@@ -124,7 +125,7 @@ export class RolloutsFiles {
         const read = readLinesSync(fd, offset, Math.min(size, offset + slice), nextLine, (bytes, lineOffset, lineNo) => {
           stats.bytesRead += bytes.length + 1;
           stats.linesRead++;
-          const parsed = parseRolloutLine(bytes, lineNo, lineOffset, pass.hasCaptureDir);
+          const parsed = parseRolloutLine(bytes, lineNo, lineOffset, pass.hasCaptureDir, scanShallowFast);
           if (parsed) lines.push(storedRolloutLine(parsed, pass.hasCaptureDir));
         });
         if (read.offset === offset) {
@@ -164,7 +165,7 @@ export class RolloutsFiles {
     if (!stripped || stripped.length === 0 || stripped[stripped.length - 1] !== 0x7d) return;
     const bytes = readAt(fd, length, f.offset);
     if (!bytes) return;
-    const parsed = parseRolloutLine(bytes, f.nextLine, f.offset, pass.hasCaptureDir);
+    const parsed = parseRolloutLine(bytes, f.nextLine, f.offset, pass.hasCaptureDir, scanShallowFast);
     if (!parsed || parsed.problem !== null) return;
     const pk = this.db.transaction(() => this.storeRolloutLines(pass, f.id, f.kind, [storedRolloutLine(parsed, pass.hasCaptureDir)]))();
     this.stmt.setTail.run(pk, f.id);

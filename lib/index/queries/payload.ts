@@ -5,7 +5,9 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type Database from 'better-sqlite3';
-import { isJsonObject, parsePython, serialize, type JsonObject, type JsonValue } from '../../capture/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../capture/json-value';
+import { parsePython } from '../../capture/json-parse';
+import { serialize } from '../../capture/json-serialize';
 import { RECORD_FIELDS, type ModelCallRecord } from '../../capture/record';
 import { callIdSql, storedCallId } from '../call-id';
 import { stripAscii } from '../../capture/bytes';

@@ -1,7 +1,7 @@
 // A rollout's trajectory for the API and the pages (GET .../trajectory): the line's ng_trajectory as stored, or the
 // collector's projection computed from the line and the served capture dir (§5.1, §5.2, §5.4), with what only
 // ng_agent_observations carries (compactions, sandbox runs, its gaps).
-import { isJsonObject, type JsonObject, type JsonValue } from '../../capture/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../capture/json-value';
 import { toolCallsAndReasoning } from '../../capture/record';
 import type { TrajectorySource } from '../../capture/vocabulary';
 import type { TrajectoryResponse } from '../../api/trajectory-schemas';

@@ -4,7 +4,9 @@
 // Outcomes follow the tolerant reader (§3.6) exactly, except that inside the skipped request value only the
 // structure (strings, brackets) is checked, not every token.
 import { isUtf8 } from 'node:buffer';
-import { isJsonObject, scanExchangeFast, scanStrict, type ValueSpan } from '../../capture/json';
+import { isJsonObject } from '../../capture/json-value';
+import { scanStrict, type ValueSpan } from '../../capture/json-parse';
+import { scanExchangeFast } from './fast-scan';
 import { deriveRecord, type ModelCallRecord } from '../../capture/record';
 import { stripAscii } from '../../capture/bytes';
 

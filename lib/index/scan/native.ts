@@ -1,10 +1,13 @@
-// The native capture-line scan (native/scan.cc), built by `npm install` (scripts/build-native.mjs): a capture
-// line to the values the index stores for it, in one pass in C++, for the lines it reads exactly as the
-// lossless path does; for any other line it declines and the caller runs the JavaScript scan (scan.ts), which
-// stays the reference (tests/unit/index/scan-fast.property.test.ts holds the two equal). Without the addon
-// (not built, or CALLSCOPE_NATIVE_SCAN=0), `nativeCallValues` always declines.
+// The native line scans (native/scan.cc), built by `npm install` (scripts/build-native.mjs). A capture line to the
+// values the index stores for it, in one pass in C++, for the lines it reads exactly as the lossless path does; for
+// any other line it declines and the caller runs the JavaScript scans (capture-line.ts), which stay the reference
+// (tests/unit/index/scan-fast.property.test.ts holds the two equal). And a rollout line's shallow scan, the port of
+// fast-scan.ts's scanShallowFastJs (tests/unit/rollouts/rollout-line.property.test.ts). Without the addon (not built,
+// or CALLSCOPE_NATIVE_SCAN=0), `nativeCallValues` always declines and `scanShallowFastNative` answers undefined.
 import { isUtf8 } from 'node:buffer';
 import { stripAscii } from '../../capture/bytes';
+import type { FastShallowScan, SliceBuffer } from '../../capture/json-parse';
+import type { JsonObject } from '../../capture/json-value';
 import { NATIVE_SLOT, NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from '../../util/native-addon';
 
 // The output slots of scan.cc by name (NATIVE_SLOT_NAMES, which the loader checks against the build name by name).
@@ -60,9 +63,6 @@ export function nativeScanInto(line: Buffer, lineOffset: number, callIndex: numb
   return true;
 }
 
-// Node's unchecked slice decoder (Buffer#toString without its argument handling).
-type SliceBuffer = Buffer & { utf8Slice(start: number, end: number): string };
-
 /** The string whose span is at `slot` (its bytes are its value: the scan declines escapes), or null. */
 function text(b: SliceBuffer, o: Float64Array, slot: number): string | null {
   return o[slot] < 0 ? null : b.utf8Slice(o[slot], o[slot + 1]);
@@ -71,4 +71,33 @@ function text(b: SliceBuffer, o: Float64Array, slot: number): string | null {
 function numeric(o: Float64Array, slot: number): number | null {
   const v = o[slot];
   return v === v ? v : null; // NaN: null
+}
+
+// The native port of scanShallowFastJs (native/scan.cc, struct Shallow): the same reduced text, written into a
+// buffer of this thread's, then the same JSON.parse; it declines where the JavaScript walk does.
+const shallowIds = new WeakMap<object, Map<string | null, number>>();
+let shallowText = Buffer.alloc(0);
+const shallowMeta = new Float64Array(1);
+
+/** The native scan's answer; null when it declines, undefined without the addon. Exported for the equivalence tests. */
+export function scanShallowFastNative(b: Buffer, shallow: Record<string, readonly string[]>, count: string | null): FastShallowScan | null | undefined {
+  const native = nativeAddon();
+  if (!native) return undefined;
+  let ids = shallowIds.get(shallow);
+  if (!ids) shallowIds.set(shallow, (ids = new Map()));
+  let id = ids.get(count);
+  if (id === undefined) {
+    const spec = [count ?? '', ...Object.entries(shallow).map(([k, keep]) => `${k}\t${keep.join(',')}`)].join('\n');
+    ids.set(count, (id = native.shallowConfig(spec)));
+  }
+  if (shallowText.length < b.length) shallowText = Buffer.allocUnsafe(Math.max(b.length, 2 * shallowText.length, 1 << 16));
+  const len = native.scanShallow(b, id, shallowText, shallowMeta);
+  if (len < 0) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse((shallowText as SliceBuffer).utf8Slice(0, len));
+  } catch {
+    return null;
+  }
+  return { value: value as JsonObject, counted: shallowMeta[0] < 0 ? null : shallowMeta[0] };
 }

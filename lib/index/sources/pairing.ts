@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { promises as fsp } from 'node:fs';
 import { rolloutIdOfLine } from '../../capture/ids';
-import { isJsonObject, parsePython } from '../../capture/json';
+import { isJsonObject } from '../../capture/json-value';
+import { parsePython } from '../../capture/json-parse';
 import { CAPTURE_SUFFIX, INCOMPLETE_SUFFIX, exists, readLines, stripAscii } from '../../capture/store';
 
 /** Up to `limit` rollout ids from the first lines of a rollouts file. */

@@ -16,6 +16,7 @@ export async function childBreakdown(p: ChildParams) {
   const { scanExchangeLine } = await import('../../../lib/index/scan/capture-line');
   const { nativeCallValues, nativeScanStatus } = await import('../../../lib/index/scan/native');
   const { parseRolloutLine } = await import('../../../lib/rollouts/rollout-line');
+  const { scanShallowFast } = await import('../../../lib/index/scan/fast-scan');
   const { openSync, fstatSync, closeSync } = await import('node:fs');
   const files = await corpusFiles(p.sample!);
   const isCapture = (f: string) => f.endsWith('.capture.jsonl');
@@ -53,7 +54,7 @@ export async function childBreakdown(p: ChildParams) {
     const t = now();
     if (capture)
       nativeCallValues(b, 0, 0) ?? scanExchangeLine(b, 0); // as readFileForIngest scans
-    else parseRolloutLine(b, lineNo, 0, true); // the sample has its capture dir: calls counted, as ingest does
+    else parseRolloutLine(b, lineNo, 0, true, scanShallowFast); // the sample has its capture dir: calls counted, as ingest does
     split[capture ? 'capture' : 'rollouts'] += now() - t;
   });
   // A real ingest of the sample, with the SQLite statements timed (by statement).

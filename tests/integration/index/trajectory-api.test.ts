@@ -6,7 +6,9 @@ import { mkdirSync, mkdtempSync, promises as fsp, readFileSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isJsonObject, parsePython, serialize, type JsonObject } from '../../../lib/capture/json';
+import { isJsonObject, type JsonObject } from '../../../lib/capture/json-value';
+import { parsePython } from '../../../lib/capture/json-parse';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { rolloutTrajectory } from '../../../lib/index/queries/trajectory';
 import { runCli } from '../../support/cli';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseStrict } from '../../../lib/capture/json';
+import { parseStrict } from '../../../lib/capture/json-parse';
 import { main } from '../../../lib/cli/main';
 import { messagesStream, MockUpstream, SSE_HEADERS } from '../../support/mock-upstream';
 import { rawCall } from './harness';

@@ -5,7 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../lib/capture/json';
+import type { JsonObject } from '../../../lib/capture/json-value';
 import {
   chatStream,
   JSON_HEADERS,

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { Agent } from 'undici';
 import { expect } from 'vitest';
 import { EXCHANGE_FIELDS } from '../../../lib/capture/exchange';
-import { keysOf, parseStrict, type JsonObject } from '../../../lib/capture/json';
+import { keysOf, type JsonObject } from '../../../lib/capture/json-value';
+import { parseStrict } from '../../../lib/capture/json-parse';
 import { createCaptureHandler, type CaptureHandler, type CaptureHandlerOptions } from '../../../lib/proxy/handler';
 
 export const SERVER_NAME = 'policy_model';

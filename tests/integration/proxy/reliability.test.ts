@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeReplacing } from '../../../lib/capture/exchange';
-import { parseStrict } from '../../../lib/capture/json';
+import { parseStrict } from '../../../lib/capture/json-parse';
 import { readCaptureFile } from '../../../lib/capture/store';
 import {
   chatJson,

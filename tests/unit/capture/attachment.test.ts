@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildAttachment, collectCapture, mergeCaptureIntoLine } from '../../../lib/capture/attachment';
-import { parseStrict, serialize, type JsonObject } from '../../../lib/capture/json';
+import type { JsonObject } from '../../../lib/capture/json-value';
+import { parseStrict } from '../../../lib/capture/json-parse';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { line, makeExchange } from '../../support/exchange';
 
 let dir: string;

@@ -3,7 +3,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCanonicalJsonObject } from '../../../lib/capture/canonical';
-import { formatFloat, isJsonObject, parsePython, serialize } from '../../../lib/capture/json';
+import { isJsonObject } from '../../../lib/capture/json-value';
+import { parsePython } from '../../../lib/capture/json-parse';
+import { formatFloat, serialize } from '../../../lib/capture/json-serialize';
 import { serializeExchange } from '../../../lib/capture/store';
 import { CallObservation } from '../../../lib/proxy/observe';
 

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { classifyException, classifyStatus, completionCategory, exceptionCategory } from '../../../lib/capture/errors';
 import { buildExchange, EXCHANGE_FIELDS, type ObservedCall } from '../../../lib/capture/exchange';
-import { serialize } from '../../../lib/capture/json';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { deriveRecord } from '../../../lib/capture/record';
 import { roundHalfEven2 } from '../../../lib/capture/round';
 

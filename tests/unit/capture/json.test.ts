@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFloat, JsonFloat, keysOf, parsePython, parseStrict, serialize, type JsonValue } from '../../../lib/capture/json';
+import { JsonFloat, keysOf, type JsonValue } from '../../../lib/capture/json-value';
+import { parsePython, parseStrict } from '../../../lib/capture/json-parse';
+import { formatFloat, serialize } from '../../../lib/capture/json-serialize';
 
 describe('§1.6 line serialization (orjson)', () => {
   it('whole floats keep their decimal point; ints stay ints', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serialize } from '../../../lib/capture/json';
+import { serialize } from '../../../lib/capture/json-serialize';
 import {
   asArguments,
   cacheSignal,

@@ -1,10 +1,10 @@
-// The native structural skip (native/scan.cc skipContainer) against json.ts's own (skippedContainerEndJs): the
+// The native structural skip (native/scan.cc skipContainer) against json-skip.ts's own (skippedContainerEndJs): the
 // rollouts-file scan and the request skip rely on it ending every container where the JavaScript walk does, and
 // declining (-1) exactly where it declines: broken strings and brackets, bytes that cannot occur outside a JSON
 // string, nesting at the depth limit.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { skippedContainerEndJs } from '../../../lib/capture/json';
+import { skippedContainerEndJs } from '../../../lib/capture/json-skip';
 import { nativeAddon } from '../../../lib/util/native-addon';
 
 const native = nativeAddon();

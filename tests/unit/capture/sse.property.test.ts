@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serialize, type JsonObject, type JsonValue } from '../../../lib/capture/json';
+import type { JsonObject, JsonValue } from '../../../lib/capture/json-value';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { reassemble, TerminalScanner, type Dialect, type TerminalKind } from '../../../lib/capture/sse';
 
 // Streams are built from known deltas, with the byte offset where the terminal block's blank line ends

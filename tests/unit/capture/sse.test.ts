@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { JsonFloat, serialize, type JsonObject, type JsonValue } from '../../../lib/capture/json';
+import { JsonFloat, type JsonObject, type JsonValue } from '../../../lib/capture/json-value';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { parseSseEvents, reassemble, TerminalScanner, type TerminalKind } from '../../../lib/capture/sse';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');

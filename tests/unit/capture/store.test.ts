@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JsonFloat, parseStrict, serialize } from '../../../lib/capture/json';
+import { JsonFloat } from '../../../lib/capture/json-value';
+import { parseStrict } from '../../../lib/capture/json-parse';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { CaptureStore, markIncomplete, readCaptureFile, readLines, rolloutIdOfCaptureFile } from '../../../lib/capture/store';
 import { line, makeExchange } from '../../support/exchange';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
-import { serialize } from '../../../lib/capture/json';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { main } from '../../../lib/cli/main';
 
 let tmp: string;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_FIELDS } from '../../../lib/capture/record';
-import { scanExchangeFast } from '../../../lib/capture/json';
+import { scanExchangeFast } from '../../../lib/index/scan/fast-scan';
 import { stripAscii } from '../../../lib/capture/store';
 import { generateDemo } from '../../../lib/demo/generate';
 import { callValues } from '../../../lib/index/ingest/capture-file';

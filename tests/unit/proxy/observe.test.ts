@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { serialize, type JsonObject } from '../../../lib/capture/json';
+import type { JsonObject } from '../../../lib/capture/json-value';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { deriveRecord } from '../../../lib/capture/record';
 import { CallObservation, newModelCallId } from '../../../lib/proxy/observe';
 import { encodeChunks, messagesStream } from '../../support/mock-upstream';

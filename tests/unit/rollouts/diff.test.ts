@@ -2,7 +2,8 @@
 // the conversation, function calls and their outputs, a judge server beside the policy), with known answers: where
 // the two rollouts diverge, how much history they share there, and the token and latency deltas.
 import { describe, expect, it } from 'vitest';
-import { JsonFloat, parseStrict } from '../../../lib/capture/json';
+import { JsonFloat } from '../../../lib/capture/json-value';
+import { parseStrict } from '../../../lib/capture/json-parse';
 import { alignCalls } from '../../../lib/rollouts/diff-align';
 import { diffJson, ignoreVolatile, jsonEqual, type JsonDiff } from '../../../lib/rollouts/diff-json';
 import { diffSides, hasChanges } from '../../../lib/rollouts/diff-sides';

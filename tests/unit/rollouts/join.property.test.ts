@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import '../../support/fc-seed';
-import type { JsonObject } from '@/lib/capture/json';
+import type { JsonObject } from '@/lib/capture/json-value';
 import { joinModelCallObservations } from '@/lib/rollouts/join';
 import { validateBundle } from '@/lib/rollouts/observations';
 

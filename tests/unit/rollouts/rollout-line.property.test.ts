@@ -7,7 +7,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isUtf8 } from 'node:buffer';
-import { scanShallowFast, scanShallowFastJs, scanShallowFastNative } from '../../../lib/capture/json';
+import { scanShallowFast, scanShallowFastJs } from '../../../lib/index/scan/fast-scan';
+import { scanShallowFastNative } from '../../../lib/index/scan/native';
 import { parseRolloutLine } from '../../../lib/rollouts/rollout-line';
 import { storedRolloutLine } from '../../../lib/index/ingest/rollouts-file';
 import { useDemo } from '../../support/demo';
@@ -15,7 +16,7 @@ import { TIERS } from '../../support/nemo-gym-data';
 
 /** What the index stores of a line (as a worker would send it), by the fast path and by the lossless one. */
 function stored(bytes: Buffer, countCalls: boolean, exact: boolean): unknown {
-  const line = parseRolloutLine(bytes, 3, 100, countCalls, exact);
+  const line = parseRolloutLine(bytes, 3, 100, countCalls, exact ? null : scanShallowFast);
   if (!line) return null;
   return storedRolloutLine(line, countCalls);
 }
@@ -189,7 +190,7 @@ describe('fast rollout-line scan = lossless scan (what the index stores)', () =>
     const text = '{"_ng_task_index":4,"_ng_rollout_index":2,"reward":1.0,"ng_model_call_capture":{"rollout_id":"custom-7","calls":[{}],"metrics":{"tokens_total":9},"gaps":[]}}';
     for (const countCalls of [true, false]) {
       for (const exact of [true, false]) {
-        const line = parseRolloutLine(Buffer.from(text), 1, 0, countCalls, exact)!;
+        const line = parseRolloutLine(Buffer.from(text), 1, 0, countCalls, exact ? null : scanShallowFast)!;
         expect(line.rolloutId).toBe('custom-7');
         expect(line.attachment).toMatchObject({ calls: 1, tokensTotal: 9 });
         expect(line.reward).toBe(1);

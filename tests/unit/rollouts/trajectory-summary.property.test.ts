@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import '../../support/fc-seed';
-import { numericValue, type JsonObject } from '@/lib/capture/json';
+import { numericValue, type JsonObject } from '@/lib/capture/json-value';
 import { validateBundle } from '@/lib/rollouts/observations';
 import { buildTrajectoryRecord } from '@/lib/rollouts/projection';
 import { subagentDepth, trajectorySummary } from '@/lib/rollouts/trajectory-summary';

@@ -1,7 +1,9 @@
 // The trajectory layout on upstream's own projections (tests/fixtures/trajectory/expected.json: trajectories NeMo
 // Gym's collector wrote for producer-shaped lines) and on variants of them, then its guarantees as properties.
 import { describe, expect, it } from 'vitest';
-import { parsePython, serialize, type JsonObject } from '../../../lib/capture/json';
+import type { JsonObject } from '../../../lib/capture/json-value';
+import { parsePython } from '../../../lib/capture/json-parse';
+import { serialize } from '../../../lib/capture/json-serialize';
 import { ItemKind, layoutTrajectory, type TrajectoryLayout } from '../../../lib/view/trajectory-layout';
 import { readTrajectory, type TrajectoryParts } from '../../../lib/view/trajectory-read';
 import { Timing } from '../../../lib/view/trajectory-timing';

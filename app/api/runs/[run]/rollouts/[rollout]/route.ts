@@ -2,7 +2,8 @@ import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { presentRollout } from '@/lib/api/present';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
-import { serialize, type JsonObject } from '@/lib/capture/json';
+import type { JsonObject } from '@/lib/capture/json-value';
+import { serialize } from '@/lib/capture/json-serialize';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

@@ -4,7 +4,8 @@ import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { TrajectoryQuerySchema } from '@/lib/api/trajectory-schemas';
-import { serialize, type JsonObject } from '@/lib/capture/json';
+import type { JsonObject } from '@/lib/capture/json-value';
+import { serialize } from '@/lib/capture/json-serialize';
 import { rolloutTrajectory } from '@/lib/index/queries/trajectory';
 import { getInstance } from '@/lib/server/instance';
 
