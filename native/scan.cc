@@ -10,7 +10,7 @@
 //     value it stores; a key it reads seen twice in one object;
 //   - a value the derivation coerces or may raise on in a shape other than the common ones (pydantic's lax
 //     int/float/str, `model_ref`, truthy non-iterables in `summary` or `tool_calls`, a truthy non-string model).
-// What the lossless path checks and how is mirrored from lib/capture/json.ts: the request's members are read
+// What the lossless path checks and how is mirrored from lib/index/scan/fast-exchange.ts: the request's members are read
 // shallow (its `model` and scalars checked, its other strings and containers walked by structure only, as
 // skippedContainerEnd does), `request_raw` and `response_raw` strings checked as checkedStringEnd does, every
 // other value checked in full. tests/unit/index/scan-fast.property.test.ts holds the two paths equal.
@@ -53,12 +53,12 @@ const char* const SLOT_NAMES[SLOTS] = {
 };
 
 constexpr size_t NO = SIZE_MAX;
-// As FAST_DEPTH in json.ts: far below orjson's 1024, so the limit itself never decides an outcome.
+// As FAST_DEPTH in lib/capture/json-skip.ts: far below orjson's 1024, so the limit itself never decides an outcome.
 constexpr int MAX_DEPTH = 512;
 inline bool isDigit(uint8_t c) { return c >= '0' && c <= '9'; }
 inline bool isHex(uint8_t c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
-// The bytes a JSON text can hold outside its strings (TOKEN_BYTE in json.ts), sorted as SKIP_CLASS sorts them.
+// The bytes a JSON text can hold outside its strings (TOKEN_BYTE in lib/capture/json-skip.ts), sorted as SKIP_CLASS sorts them.
 enum SkipClass : uint8_t { SKIP_BAD = 0, SKIP_TOKEN = 1, SKIP_QUOTE = 2, SKIP_OPEN = 3, SKIP_CLOSE = 4 };
 struct SkipTable {
   uint8_t c[256];
@@ -178,7 +178,7 @@ struct Scan {
     return e;
   }
 
-  // The end of the string at i walked by structure only (closingQuote in json.ts: an unescaped quote).
+  // The end of the string at i walked by structure only (closingQuote in json-skip.ts: an unescaped quote).
   size_t skippedString(size_t i) const {
     size_t j = i + 1;
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
@@ -306,7 +306,7 @@ struct Scan {
   // after an odd run of backslashes), the unescaped quotes give which bytes are inside a string (a prefix XOR),
   // and only the bytes outside strings that are not whitespace, a quote or a number byte (`+,-.0-9:`) are then
   // looked at one by one, in order: the brackets, the letters of literals, and bytes that decline. Up to its
-  // first decline this is json.ts's byte walk (skippedContainerEndJs; tests/unit/capture/skip-native.property.test.ts).
+  // first decline this is json-skip.ts's byte walk (skippedContainerEndJs; tests/unit/capture/skip-native.property.test.ts).
   size_t skippedContainer(size_t i, int depth) const {
     uint8_t closers[MAX_DEPTH + 2];
     int level = 0;
@@ -848,12 +848,12 @@ struct Scan {
   }
 };
 
-// --- the rollouts-file shallow scan (json.ts scanShallowFast, ported line for line) ----------------------------
+// --- the rollouts-file shallow scan (fast-shallow.ts scanShallowFast, ported line for line) ---------------------
 //
 // The text JSON.parse reads for a rollout line, written into `dst`: the line as it is, except the values of its
 // shallow objects, which keep only their listed members (the others walked, their scalars checked). Every
-// decision (what is kept, skipped, counted or declined) is json.ts's own; the JavaScript port there stays the
-// reference, and tests/unit/index/rollout-fast.property.test.ts holds the two equal.
+// decision (what is kept, skipped, counted or declined) is lib/index/scan/fast-shallow.ts's own; the JavaScript port there
+// stays the reference, and tests/unit/rollouts/rollout-line.property.test.ts holds the two equal.
 
 struct ShallowConfig {
   struct Entry {
@@ -991,7 +991,7 @@ struct Shallow {
   }
 
   // Number(token) is integral or not finite. A token JavaScript reads as NaN (a malformed one) is neither:
-  // JSON.parse then refuses the text, as it refuses it in json.ts.
+  // JSON.parse then refuses the text, as it refuses it in fast-shallow.ts.
   bool integralOrInfinite(size_t start, size_t end) const {
     double v;
     auto r = std::from_chars(reinterpret_cast<const char*>(b + start), reinterpret_cast<const char*>(b + end), v);
@@ -1265,7 +1265,7 @@ napi_value ScanCapture(napi_env env, napi_callback_info info) {
 }
 
 // skipContainer(bytes: Uint8Array, i: number, depth: number): the end of the container opening at i, walked by
-// structure only exactly as json.ts's skippedContainerEnd walks it, or -1.
+// structure only exactly as json-skip.ts's skippedContainerEndJs walks it, or -1.
 napi_value SkipContainer(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value args[3];
