@@ -1,6 +1,6 @@
 // The checks that keep the code's shape (`npm run lint`, which .ci/run runs before the tests): no import cycles, also
-// through type-only imports (which import-x/no-cycle skips: scripts/lint-type-cycles.mjs), React's rules of hooks,
-// and the recommended JavaScript and TypeScript rules the code already keeps. Types are tsc's; formatting is
+// through type-only imports (which import-x/no-cycle skips: scripts/lint-type-cycles.mjs), the layers of lib/, React's
+// rules of hooks, and the recommended JavaScript and TypeScript rules the code already keeps. Types are tsc's; formatting is
 // prettier's (.prettierrc), so no style rules here.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -25,6 +25,32 @@ export default tseslint.config(
       // A leading underscore names what is dropped on purpose (a destructured field, an unused parameter).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
       '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true }],
+    },
+  },
+  {
+    // The layers (architecture.md, Layout): the format and the rollout files are pure libraries that the index, the
+    // API, the server and the pages build on, never the other way round; the native addon is the index's (it passes
+    // the fast scans in: lib/index/scan/).
+    files: ['lib/**/*.{ts,tsx}'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: './lib/capture',
+              from: ['./lib/index', './lib/rollouts', './lib/view', './lib/api', './lib/server', './lib/cli', './components', './app', './lib/util/native-addon.ts'],
+              message: 'lib/capture is the format, pure: it imports no layer above it and nothing native.',
+            },
+            {
+              target: './lib/rollouts',
+              from: ['./lib/index', './lib/api', './lib/server', './lib/cli', './components', './app', './lib/util/native-addon.ts'],
+              message: 'lib/rollouts is pure: the index passes it what it needs (e.g. the fast scanner).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
