@@ -29,7 +29,7 @@ namespace {
 
 // The output slots, in order. Spans are byte offsets into the line; a string's span is its content (without the
 // quotes), -1 for null. Numbers are NaN for null. The list is written once: it makes the enum and the names the addon
-// exports (`slotNames`), which lib/util/native-addon.ts checks name by name against the NATIVE_SLOT_NAMES that
+// exports (`slotNames`), which lib/index/scan/addon.ts checks name by name against the NATIVE_SLOT_NAMES that
 // lib/index/scan/native.ts reads the slots by (derived from the call row's columns, lib/index/call-row.ts), so that
 // a layout changed on one side only is refused, not misread.
 #define CALLSCOPE_SLOTS(X)                                                                                           \
@@ -306,7 +306,7 @@ struct Scan {
   // after an odd run of backslashes), the unescaped quotes give which bytes are inside a string (a prefix XOR),
   // and only the bytes outside strings that are not whitespace, a quote or a number byte (`+,-.0-9:`) are then
   // looked at one by one, in order: the brackets, the letters of literals, and bytes that decline. Up to its
-  // first decline this is json-skip.ts's byte walk (skippedContainerEndJs; tests/unit/capture/skip-native.property.test.ts).
+  // first decline this is json-skip.ts's byte walk (skippedContainerEndJs; tests/unit/index/scan/skip-native.property.test.ts).
   size_t skippedContainer(size_t i, int depth) const {
     uint8_t closers[MAX_DEPTH + 2];
     int level = 0;
@@ -1393,7 +1393,7 @@ NAPI_MODULE_INIT() {
     napi_set_element(env, slotNames, k, name);
   }
   napi_set_named_property(env, exports, "slotNames", slotNames);
-  // Bumped with every change of the exports or of what they answer (lib/util/native-addon.ts: NATIVE_VERSION).
+  // Bumped with every change of the exports or of what they answer (lib/index/scan/addon.ts: NATIVE_VERSION).
   napi_value version;
   napi_create_uint32(env, 2, &version);
   napi_set_named_property(env, exports, "version", version);

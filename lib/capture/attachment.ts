@@ -1,10 +1,8 @@
 // The rollout attachment `ng_model_call_capture` (spec §5.1): what NeMo Gym's collector merge attaches to a
 // rollout line, with the four capture gap codes in their precedence order.
-import { isJsonObject, setKey, type JsonObject, type JsonValue } from './json-value';
-import { rolloutIdFromBody } from './ids';
+import { type JsonObject } from './json-value';
 import { aggregateMetrics } from './metrics';
 import { PAYLOAD_FIELDS, RECORD_FIELDS, type ModelCallRecord } from './record';
-import { rewriteObservations } from '../rollouts/collector';
 import { capturePath, exists, incompletePath, readCaptureFile, type ReadProblem } from './store';
 
 export const CAPTURE_GAP_CODES = {
@@ -89,28 +87,3 @@ export function buildAttachment(rolloutId: string, evidence: CaptureEvidence, in
   if (evidence.gaps.length) attachment.gaps = evidence.gaps.map(gapJson);
   return attachment;
 }
-
-export interface MergeResult {
-  /** The rollout line with the attachment set, or null when the line has no derivable rollout id. */
-  line: JsonObject | null;
-  rolloutId: string | null;
-  evidence: CaptureEvidence | null;
-}
-
-/**
- * merge_model_call_capture_into_record for one parsed rollout line. Throws RolloutIdError for an invalid
- * explicit id or an id the store rejects.
- */
-export async function mergeCaptureIntoLine(line: JsonValue, captureDirs: string[], includePayloads: boolean): Promise<MergeResult> {
-  const rolloutId = rolloutIdFromBody(line);
-  if (rolloutId === null || !isJsonObject(line)) return { line: null, rolloutId: null, evidence: null };
-  capturePath('.', rolloutId); // the store's filename rule; raises like upstream's path_for
-  const observed = line.ng_agent_observations !== undefined && line.ng_agent_observations !== null;
-  // the claude_code compaction association reads the calls' payloads, so observations need them read
-  const evidence = await collectCapture(captureDirs, rolloutId, includePayloads || observed);
-  // §5.1 step 3: the bundle is validated, joined and rewritten; a failure is a capture gap after the others
-  if (observed) evidence.gaps.push(...rewriteObservations(line, evidence.records));
-  setKey(line, 'ng_model_call_capture', buildAttachment(rolloutId, evidence, includePayloads));
-  return { line, rolloutId, evidence };
-}
-

@@ -55,7 +55,7 @@ export function closingQuote(b: Buffer, j: number): number {
 /**
  * The end of the container at `i` (nested `depth` deep) walked structurally, as Parser.skipValue walks it, or -1. The
  * index's skippedContainerEnd (lib/index/scan/fast-scan.ts) runs its native port instead where the addon is built
- * (held equal by tests/unit/capture/skip-native.property.test.ts).
+ * (held equal by tests/unit/index/scan/skip-native.property.test.ts).
  */
 export function skippedContainerEndJs(b: Buffer, i: number, depth: number): number {
   const n = b.length;

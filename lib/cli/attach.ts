@@ -5,7 +5,7 @@ import { createWriteStream, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { mergeCaptureIntoLine } from '../capture/attachment';
+import { mergeCaptureIntoLine } from '../rollouts/merge-capture';
 import { RolloutIdError } from '../capture/ids';
 import { isJsonObject } from '../capture/json-value';
 import { JsonSyntaxError, parsePython } from '../capture/json-parse';

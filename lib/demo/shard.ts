@@ -5,7 +5,7 @@
 // lines in its dispatch order. Shards depend only on the seed and the job, never on
 // each other or on timing, so running them in worker threads or in-process gives the same bytes.
 import path from 'node:path';
-import { mergeCaptureIntoLine } from '../capture/attachment';
+import { mergeCaptureIntoLine } from '../rollouts/merge-capture';
 import { serialize } from '../capture/json-serialize';
 import { collectRolloutLine } from '../rollouts/collect-line';
 import { MinHeap } from '../util/min-heap';

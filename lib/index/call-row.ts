@@ -2,7 +2,7 @@
 // declaration, its value's type, where the value comes from, and the native scan's output slot that gives it.
 // What must agree on the row derives from here: the table's columns (schema.ts), the INSERT (ingest/rows.ts), the
 // row's width and each value's place (CALL: callValues, the ingest workers' packed rows, ingest/capture-file.ts),
-// and the native scan's slot names (NATIVE_SLOT_NAMES, which lib/util/native-addon.ts checks scan.cc's against).
+// and the native scan's slot names (NATIVE_SLOT_NAMES, which lib/index/scan/addon.ts checks scan.cc's against).
 // The order is the stored index files' own: a change here needs a new SCHEMA_VERSION (tests/unit/index/call-row.test.ts).
 // No imports: the addon loader (lib/util) reads its slot list here.
 

@@ -2,7 +2,7 @@
 // with payloads unless the line is redacted (ng_agent_observations joined and rewritten, step 3), then, when the
 // result has any of the three keys, the ng_trajectory projection with its failure path and the payload stripping.
 // `callscope attach --trajectory` and the demo generator both run exactly this, so they cannot disagree.
-import { mergeCaptureIntoLine } from '../capture/attachment';
+import { mergeCaptureIntoLine } from './merge-capture';
 import type { JsonObject } from '../capture/json-value';
 import { attachTrajectoryRecord, hasObservationGap, TRAJECTORY_KEYS } from './collector';
 

@@ -12,7 +12,7 @@
 import type { FastShallowScan, SliceBuffer, ValueSpan } from '../../capture/json-parse';
 import * as jsonSkip from '../../capture/json-skip';
 import type { JsonObject } from '../../capture/json-value';
-import { nativeAddon } from '../../util/native-addon';
+import { nativeAddon } from './addon';
 import { scanShallowFastNative } from './native';
 
 const { closingQuote, FAST_DEPTH, skippedContainerEndJs } = jsonSkip;
@@ -204,7 +204,7 @@ function keptValueEnd(b: Buffer, i: number, depth: number, noteFloats = false): 
 
 /**
  * The end of the container at `i` walked structurally (as Parser.skipValue does), or -1: by the native addon when
- * it is built (the same walk in C++, held equal by tests/unit/capture/skip-native.property.test.ts), else by
+ * it is built (the same walk in C++, held equal by tests/unit/index/scan/skip-native.property.test.ts), else by
  * skippedContainerEndJs (lib/capture/json-skip.ts).
  */
 export function skippedContainerEnd(b: Buffer, i: number, depth: number): number {

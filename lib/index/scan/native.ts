@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import { stripAscii } from '../../capture/bytes';
 import type { FastShallowScan, SliceBuffer } from '../../capture/json-parse';
 import type { JsonObject } from '../../capture/json-value';
-import { NATIVE_SLOT, NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from '../../util/native-addon';
+import { NATIVE_SLOT, NATIVE_SLOTS, nativeAddon, nativeAddonStatus, type NativeAddon } from './addon';
 
 // The output slots of scan.cc by name (NATIVE_SLOT_NAMES, which the loader checks against the build name by name).
 const S = NATIVE_SLOT;

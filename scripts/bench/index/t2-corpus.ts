@@ -6,7 +6,8 @@
 // ng_trajectory.model_calls, as in persisted NeMo Gym rollouts. Capture files are hard links to the source's.
 import { closeSync, createWriteStream, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { collectCapture, mergeCaptureIntoLine } from '../../../lib/capture/attachment';
+import { collectCapture } from '../../../lib/capture/attachment';
+import { mergeCaptureIntoLine } from '../../../lib/rollouts/merge-capture';
 import { rolloutIdFromBody } from '../../../lib/capture/ids';
 import { isJsonObject, numericValue, type JsonObject } from '../../../lib/capture/json-value';
 import { parsePython } from '../../../lib/capture/json-parse';

@@ -2,7 +2,8 @@ import { mkdtempSync, promises as fsp, writeFileSync, mkdirSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildAttachment, collectCapture, mergeCaptureIntoLine } from '../../../lib/capture/attachment';
+import { buildAttachment, collectCapture } from '../../../lib/capture/attachment';
+import { mergeCaptureIntoLine } from '../../../lib/rollouts/merge-capture';
 import type { JsonObject } from '../../../lib/capture/json-value';
 import { parseStrict } from '../../../lib/capture/json-parse';
 import { serialize } from '../../../lib/capture/json-serialize';

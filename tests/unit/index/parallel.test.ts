@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/callscope-index';
 import { useDemo } from '../../support/demo';
-import { setNativeAddon } from '../../../lib/util/native-addon';
+import { setNativeAddon } from '../../../lib/index/scan/addon';
 import { IngestPool, type IngestOptions } from '../../../lib/index/ingest/parallel';
 import { line, makeExchange } from '../../support/exchange';
 

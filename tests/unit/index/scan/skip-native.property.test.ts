@@ -4,8 +4,8 @@
 // string, nesting at the depth limit.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { skippedContainerEndJs } from '../../../lib/capture/json-skip';
-import { nativeAddon } from '../../../lib/util/native-addon';
+import { skippedContainerEndJs } from '../../../../lib/capture/json-skip';
+import { nativeAddon } from '../../../../lib/index/scan/addon';
 
 const native = nativeAddon();
 

@@ -1,10 +1,10 @@
-// The native addon's loader and its slot layout. scan.cc (CALLSCOPE_SLOTS) and lib/util/native-addon.ts
+// The native addon's loader and its slot layout. scan.cc (CALLSCOPE_SLOTS) and lib/index/scan/addon.ts
 // (NATIVE_SLOT_NAMES) each declare the output slots by name; the build exports its list, and the two must agree
 // name by name, so that two slots swapped on one side fail here instead of filling the index with each other's values.
 // A build from other sources (an older checkout's native/build, before `npm run build:native`) is refused whole, so
 // that no caller reaches an export it lacks or a different slot layout.
 import { describe, expect, it } from 'vitest';
-import { addonProblem, nativeAddon, nativeAddonPath, NATIVE_SLOT, NATIVE_SLOT_NAMES, NATIVE_VERSION, type NativeSlot } from '../../../lib/util/native-addon';
+import { addonProblem, nativeAddon, nativeAddonPath, NATIVE_SLOT, NATIVE_SLOT_NAMES, NATIVE_VERSION, type NativeSlot } from '../../../../lib/index/scan/addon';
 
 /** The built addon's own exports, loaded apart from the loader (which refuses a build whose layout differs). */
 function builtExports(): { version?: unknown; slotNames?: unknown } {

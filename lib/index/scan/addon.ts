@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NATIVE_SLOT_NAMES, type NativeSlot } from '../index/call-row';
+import { NATIVE_SLOT_NAMES, type NativeSlot } from '../call-row';
 
 export interface NativeAddon {
   /** Where scanCapture writes (a Float64Array of `slots` values), held for the life of the thread. */
