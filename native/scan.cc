@@ -13,7 +13,7 @@
 // What the lossless path checks and how is mirrored from lib/index/scan/fast-exchange.ts: the request's members are read
 // shallow (its `model` and scalars checked, its other strings and containers walked by structure only, as
 // skippedContainerEnd does), `request_raw` and `response_raw` strings checked as checkedStringEnd does, every
-// other value checked in full. tests/unit/index/scan-fast.property.test.ts holds the two paths equal.
+// other value checked in full. tests/unit/index/scan/fast-scan.property.test.ts holds the two paths equal.
 #include <node_api.h>
 
 #include <emmintrin.h>

@@ -28,9 +28,9 @@ const TARGETS: { id: string; must: string; files: string[] }[] = [
   { id: 'R2', must: '1,000 concurrent streaming calls: every call captured once, in its rollout file, no interleaved lines', files: [PROXY] },
   { id: 'R3', must: 'capture failure never fails or alters the call; affected rollouts get their .capture.incomplete marker', files: [PROXY] },
   { id: 'R4', must: 'kill -9 of writers during concurrent appends: no acknowledged line lost, at most one torn tail, which readers skip', files: [PROXY] },
-  { id: 'R5', must: 'reader/index against random appends, partial lines, truncation, deletion, re-creation: converges to the files', files: ['tests/unit/index/convergence.test.ts'] },
+  { id: 'R5', must: 'reader/index against random appends, partial lines, truncation, deletion, re-creation: converges to the files', files: ['tests/unit/index/ingest/convergence.test.ts'] },
   { id: 'R6', must: 'malformed lines: no crash, no hang, no prototype pollution; damaged lines counted as the spec says', files: ['tests/integration/index/r6-malformed.test.ts'] },
-  { id: 'R7', must: 'path traversal through every id-taking route: no escape, always 4xx; through the proxy prefix: never captured', files: [SERVE, ROUTING, 'tests/unit/index/discovery.test.ts', 'tests/unit/index/index.test.ts'] },
+  { id: 'R7', must: 'path traversal through every id-taking route: no escape, always 4xx; through the proxy prefix: never captured', files: [SERVE, ROUTING, 'tests/unit/index/sources/discovery.test.ts', 'tests/unit/index/callscope-index.test.ts'] },
   { id: 'R8', must: 'XSS corpus inside payloads, rendered in Chromium in every view: no script runs, no outbound request', files: ['tests/e2e/browser/xss.test.ts'] },
   { id: 'R9', must: 'loopback by default; no public bind without a token; foreign Host refused; no request header in a capture file', files: [SERVE, ROUTING] },
 ];

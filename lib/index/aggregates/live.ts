@@ -2,7 +2,7 @@
 // appended k calls to a rollout costs O(k) (plus O(k log n) for the TTFT median) instead of re-reading all
 // of the rollout's n calls. The fold computes exactly what `recomputeRollout` computes from all calls (same
 // null-skipping sums, the same compensated latency sum carried as its running (sum, compensation) pair, the
-// same median and tag lists); tests/unit/index/live-aggregate.test.ts checks the two agree on random data.
+// same median and tag lists); tests/unit/index/aggregates/live.test.ts checks the two agree on random data.
 // Folds are cached only for rollouts the live path touched, a bounded number of them; any change that is
 // not a pure append (a file read again, a deleted file, an error) drops the rollout's fold.
 import type Database from 'better-sqlite3';

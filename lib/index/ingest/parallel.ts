@@ -1,6 +1,6 @@
 // Parallel cold ingest: worker threads read and scan files (the pure part, capture-file.ts) while the main
 // thread only writes the index. Results come back as plain values and are applied strictly in job order, so
-// the index a parallel ingest builds is the single-thread one, row for row (tests/unit/index/parallel.test.ts).
+// the index a parallel ingest builds is the single-thread one, row for row (tests/unit/index/ingest/parallel.test.ts).
 //
 // Workers cost a start-up (a thread, the TypeScript loader, the scanner modules), so only a pass with many
 // files new to the index uses them; the live path and small refreshes never do. Any worker that cannot start

@@ -1,7 +1,7 @@
 // The native line scans (native/scan.cc), built by `npm install` (scripts/build-native.mjs). A capture line to the
 // values the index stores for it, in one pass in C++, for the lines it reads exactly as the lossless path does; for
 // any other line it declines and the caller runs the JavaScript scans (capture-line.ts), which stay the reference
-// (tests/unit/index/scan-fast.property.test.ts holds the two equal). And a rollout line's shallow scan, the port of
+// (tests/unit/index/scan/fast-scan.property.test.ts holds the two equal). And a rollout line's shallow scan, the port of
 // fast-scan.ts's scanShallowFastJs (tests/unit/rollouts/rollout-line.property.test.ts). Without the addon (not built,
 // or CALLSCOPE_NATIVE_SCAN=0), `nativeCallValues` always declines and `scanShallowFastNative` answers undefined.
 import { isUtf8 } from 'node:buffer';
@@ -50,7 +50,7 @@ export function nativeScanInto(line: Buffer, lineOffset: number, callIndex: numb
   const hasRequest = o[S.REQ_START] >= 0;
   const hasResponse = o[S.RESP_START] >= 0;
   // The row's values in its order, pushed at once (this runs for every line of a cold ingest): the same row as
-  // callValues, which places each value by its column's name (tests/unit/index/scan-fast.property.test.ts).
+  // callValues, which places each value by its column's name (tests/unit/index/scan/fast-scan.property.test.ts).
   into.push(
     0, callIndex, text(b, o, S.CALL_ID), 0, lineOffset, line.length,
     hasRequest ? o[S.REQ_START] + shift : null, hasRequest ? o[S.REQ_END] - o[S.REQ_START] : null,

@@ -3,8 +3,8 @@
 // token counts), which is what keeps the index within its per-call size budget.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ByteReader, ByteWriter } from '../../../lib/index/compare/batch-codec';
-import { decodeBatch, encodeBatch, type Batch } from '../../../lib/index/compare/compare';
+import { ByteReader, ByteWriter } from '../../../../lib/index/compare/batch-codec';
+import { decodeBatch, encodeBatch, type Batch } from '../../../../lib/index/compare/compare';
 
 const sorted = (xs: number[]) => Float64Array.from(xs).sort();
 const roundTrip = (a: Float64Array) => {

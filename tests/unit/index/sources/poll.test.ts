@@ -4,7 +4,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, truncateSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GAP_FACTOR, MIN_GAP_MS, Poller, pollGapMs } from '../../../lib/index/sources/poll';
+import { GAP_FACTOR, MIN_GAP_MS, Poller, pollGapMs } from '../../../../lib/index/sources/poll';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-poll-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CallscopeIndex } from '../../../lib/index/callscope-index';
-import { rolloutRows, writeGymEvalRun } from '../../support/results-dir';
+import { CallscopeIndex } from '../../../../lib/index/callscope-index';
+import { rolloutRows, writeGymEvalRun } from '../../../support/results-dir';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-task-relation-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const fixture = (name: string) => path.join(import.meta.dirname, '../../fixtures/nemo-gym', name);
+const fixture = (name: string) => path.join(import.meta.dirname, '../../../fixtures/nemo-gym', name);
 
 type Row = Record<string, unknown>;
 

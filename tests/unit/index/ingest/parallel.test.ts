@@ -5,11 +5,11 @@
 import { appendFileSync, cpSync, mkdirSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CallscopeIndex } from '../../../lib/index/callscope-index';
-import { useDemo } from '../../support/demo';
-import { setNativeAddon } from '../../../lib/index/scan/addon';
-import { IngestPool, type IngestOptions } from '../../../lib/index/ingest/parallel';
-import { line, makeExchange } from '../../support/exchange';
+import { CallscopeIndex } from '../../../../lib/index/callscope-index';
+import { useDemo } from '../../../support/demo';
+import { setNativeAddon } from '../../../../lib/index/scan/addon';
+import { IngestPool, type IngestOptions } from '../../../../lib/index/ingest/parallel';
+import { line, makeExchange } from '../../../support/exchange';
 
 const fx = useDemo('callscope-parallel-');
 const TABLES = ['runs', 'files', 'rollouts', 'calls', 'run_stats'];

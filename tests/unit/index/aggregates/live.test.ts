@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../lib/capture/json-value';
-import { RolloutAggregator } from '../../../lib/index/aggregates/rollouts';
-import { CallscopeIndex } from '../../../lib/index/callscope-index';
-import { line, makeExchange } from '../../support/exchange';
+import type { JsonObject } from '../../../../lib/capture/json-value';
+import { RolloutAggregator } from '../../../../lib/index/aggregates/rollouts';
+import { CallscopeIndex } from '../../../../lib/index/callscope-index';
+import { line, makeExchange } from '../../../support/exchange';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-fold-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -5,8 +5,8 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CallscopeIndex } from '../../../lib/index/callscope-index';
-import { useDemo } from '../../support/demo';
+import { CallscopeIndex } from '../../../../lib/index/callscope-index';
+import { useDemo } from '../../../support/demo';
 
 const fx = useDemo('callscope-rollouts-tail-');
 

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { discoverRuns, discoverRunsReport, isRolloutsFileName, parsePathSpec, slugify } from '../../../lib/index/sources/discovery';
-import { line, makeExchange } from '../../support/exchange';
-import { reportFigure } from '../../support/reliability';
-import { writeGymEvalRun } from '../../support/results-dir';
+import { discoverRuns, discoverRunsReport, isRolloutsFileName, parsePathSpec, slugify } from '../../../../lib/index/sources/discovery';
+import { line, makeExchange } from '../../../support/exchange';
+import { reportFigure } from '../../../support/reliability';
+import { writeGymEvalRun } from '../../../support/results-dir';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-disc-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -66,7 +66,7 @@ describe('run discovery', () => {
 });
 
 describe('a results dir as gym eval run and gym eval profile leave it', () => {
-  const fixture = (name: string) => path.join(import.meta.dirname, '../../fixtures/nemo-gym', name);
+  const fixture = (name: string) => path.join(import.meta.dirname, '../../../fixtures/nemo-gym', name);
 
   it('one run: the rollouts file with its failures, materialized inputs, reward profile and capture dir; nothing else listed as a run', async () => {
     const results = path.join(tmp, 'gym-one', 'results');

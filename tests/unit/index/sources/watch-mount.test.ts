@@ -4,8 +4,8 @@ import { statfsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { networkFsName, pollModeFromEnv, pollReason } from '../../../lib/index/sources/watch-mount';
-import { describePolling } from '../../../lib/index/sources/watcher';
+import { networkFsName, pollModeFromEnv, pollReason } from '../../../../lib/index/sources/watch-mount';
+import { describePolling } from '../../../../lib/index/sources/watcher';
 
 const NETWORK: [number, string][] = [
   [0x6969, 'nfs'],

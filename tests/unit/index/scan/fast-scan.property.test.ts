@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORD_FIELDS } from '../../../lib/capture/record';
-import { scanExchangeFast } from '../../../lib/index/scan/fast-scan';
-import { stripAscii } from '../../../lib/capture/store';
-import { generateDemo } from '../../../lib/demo/generate';
-import { callValues } from '../../../lib/index/ingest/capture-file';
-import { CALL } from '../../../lib/index/call-row';
-import { nativeCallValues, nativeScanStatus } from '../../../lib/index/scan/native';
-import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../lib/index/scan/capture-line';
+import { RECORD_FIELDS } from '../../../../lib/capture/record';
+import { scanExchangeFast } from '../../../../lib/index/scan/fast-scan';
+import { stripAscii } from '../../../../lib/capture/store';
+import { generateDemo } from '../../../../lib/demo/generate';
+import { callValues } from '../../../../lib/index/ingest/capture-file';
+import { CALL } from '../../../../lib/index/call-row';
+import { nativeCallValues, nativeScanStatus } from '../../../../lib/index/scan/native';
+import { scanExchangeLine, scanExchangeLineExact, type ScanOutcome } from '../../../../lib/index/scan/capture-line';
 
 /** What the index keeps of an outcome: the row `ingest` inserts, or the kind (and message) otherwise. */
 function indexed(o: ScanOutcome): unknown {

@@ -5,10 +5,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CallscopeIndex } from '../../../lib/index/callscope-index';
-import type { PollMode } from '../../../lib/index/sources/watch-mount';
-import { IndexWatcher } from '../../../lib/index/sources/watcher';
-import { line, makeExchange } from '../../support/exchange';
+import { CallscopeIndex } from '../../../../lib/index/callscope-index';
+import type { PollMode } from '../../../../lib/index/sources/watch-mount';
+import { IndexWatcher } from '../../../../lib/index/sources/watcher';
+import { line, makeExchange } from '../../../support/exchange';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-watch-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -5,16 +5,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { CallscopeIndex } from '../../../lib/index/callscope-index';
-import { loadTasksPage } from '../../../lib/index/queries/tasks-page';
-import { bestFirst } from '../../../lib/rollouts/task-groups';
-import { taskChanges } from '../../../lib/rollouts/task-changes';
-import { passMajorityMetrics } from '../../../lib/rollouts/pass-at-k';
-import { writeGymEvalRun } from '../../support/results-dir';
+import { CallscopeIndex } from '../../../../lib/index/callscope-index';
+import { loadTasksPage } from '../../../../lib/index/queries/tasks-page';
+import { bestFirst } from '../../../../lib/rollouts/task-groups';
+import { taskChanges } from '../../../../lib/rollouts/task-changes';
+import { passMajorityMetrics } from '../../../../lib/rollouts/pass-at-k';
+import { writeGymEvalRun } from '../../../support/results-dir';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-tasks-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const fixture = (name: string) => path.join(import.meta.dirname, '../../fixtures/nemo-gym', name);
+const fixture = (name: string) => path.join(import.meta.dirname, '../../../fixtures/nemo-gym', name);
 
 /** A rollout line in NeMo Gym's key order: the verify response, then the collector's stamps. */
 function line(task: number, rollout: number, reward: number, agent = 'math_simple_agent', extra: Record<string, unknown> = {}): string {
