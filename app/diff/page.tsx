@@ -5,7 +5,7 @@ import { DiffHeader } from '@/components/diff/diff-header';
 import { DiffPicker } from '@/components/diff/diff-picker';
 import { DiffView } from '@/components/diff/diff-view';
 import { EmptyState } from '@/components/ui/empty-state';
-import { RolloutRefSchema } from '@/lib/api/schemas';
+import { RolloutRefSchema } from '@/lib/api/diff-schemas';
 import { rolloutDiff } from '@/lib/index/compare/rollout-diff';
 import { getInstance } from '@/lib/server/instance';
 

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
-import type { CallRow } from '@/lib/index/callscope-index';
+import type { CallSummary } from '@/lib/api/call-schemas';
 import { formatCount, formatMs } from '@/lib/view/format';
 import { rolloutHref, runHref } from './call-href';
 import { CopyPageLink } from './copy-page-link';
@@ -17,7 +17,7 @@ function Field({ label, children, title, wide }: { label: string; children: Reac
   );
 }
 
-function cache(c: CallRow): string {
+function cache(c: CallSummary): string {
   if (c.cache_hit === null && c.cached_tokens === null && c.cache_creation_tokens === null) return '—';
   const hit = c.cache_hit === null ? 'unknown' : c.cache_hit ? 'hit' : 'miss';
   return `${hit} · ${formatCount(c.cached_tokens)} cached · ${formatCount(c.cache_creation_tokens)} created`;
@@ -26,7 +26,7 @@ function cache(c: CallRow): string {
 export interface CallHeaderProps {
   run: string;
   rollout: string;
-  call: CallRow;
+  call: CallSummary;
   position: number;
   total: number;
   prevHref: string | null;

@@ -6,7 +6,8 @@ import { useMemo, useRef, useState } from 'react';
 import { Checkbox } from '@/components/ui/checkbox';
 import { cx } from '@/components/ui/cn';
 import { formatCount, formatMs, utcIso } from '@/lib/view/format';
-import { callRef, stringAt, type CallColumns } from '@/lib/view/series';
+import type { CallColumns } from '@/lib/api/call-schemas';
+import { callRef, stringAt } from '@/lib/view/series';
 import { callHref } from './call-href';
 
 const GRID = 'grid grid-cols-[56px_84px_120px_minmax(150px,1fr)_80px_52px_124px_84px_128px_104px_84px_76px] gap-x-3 px-3';

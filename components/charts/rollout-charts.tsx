@@ -3,7 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useCallback, useMemo } from 'react';
 import { callHref } from '@/components/calls/call-href';
-import { callRef, contextSeries, latencySeries, tokenSeries, type CallColumns } from '@/lib/view/series';
+import type { CallColumns } from '@/lib/api/call-schemas';
+import { callRef, contextSeries, latencySeries, tokenSeries } from '@/lib/view/series';
 import { layerColor } from './palette';
 import { SeriesChart } from './series-chart';
 

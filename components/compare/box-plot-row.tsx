@@ -1,4 +1,4 @@
-import type { Distribution } from '@/lib/index/compare/compare';
+import type { Distribution } from '@/lib/api/compare-schemas';
 import { boxGeometry, cellText, type CellKind } from '@/lib/view/compare';
 
 /** One run's distribution on a shared axis: whiskers p5–p95, box p25–p75, median line, mean dot. */

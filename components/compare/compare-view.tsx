@@ -1,5 +1,5 @@
 import { Card } from '@/components/ui/card';
-import type { ComparisonWithTasks } from '@/lib/index/callscope-index';
+import type { Compare } from '@/lib/api/compare-schemas';
 import type { PairBy } from '@/lib/rollouts/task-changes';
 import { countsTable, distributionsTable, latencyTable, serversTable, tasksTable, totalsTable, type TaskSort } from '@/lib/view/compare';
 import { CompareTableView } from './compare-table-view';
@@ -13,7 +13,7 @@ import { TaskSortLinks } from './task-sort-links';
 const TASKS_SHOWN = 200;
 
 /** Every section of a comparison, side by side per run. */
-export function CompareView({ comparison, taskSort, pairHref }: { comparison: ComparisonWithTasks; taskSort: TaskSort; pairHref: (by: PairBy) => string }) {
+export function CompareView({ comparison, taskSort, pairHref }: { comparison: Compare; taskSort: TaskSort; pairHref: (by: PairBy) => string }) {
   const runs = comparison.runs.map((r) => r.run);
   const tasks = tasksTable(comparison, taskSort);
   return (

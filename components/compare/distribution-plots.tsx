@@ -1,4 +1,4 @@
-import type { Comparison } from '@/lib/index/compare/compare';
+import type { Comparison } from '@/lib/view/compare';
 import { boxDomain, cellText, runColor, TOKEN_KINDS } from '@/lib/view/compare';
 import { BoxPlotRow } from './box-plot-row';
 

@@ -1,9 +1,9 @@
 import { Card } from '@/components/ui/card';
-import type { ComparisonWithTasks } from '@/lib/index/callscope-index';
+import type { Compare } from '@/lib/api/compare-schemas';
 import { formatPercent } from '@/lib/view/task-view';
 
 /** Each run's NeMo Gym pass@k metrics side by side (one column per run, or per run and agent). */
-export function PassAtKTable({ runs }: { runs: ComparisonWithTasks['pass_at_k'] }) {
+export function PassAtKTable({ runs }: { runs: Compare['pass_at_k'] }) {
   const pending = runs.filter((r) => r.pending).map((r) => r.run);
   if (pending.length) {
     return (

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { RewardStrip } from '@/components/tasks/reward-strip';
 import { Card } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
-import type { ComparisonWithTasks } from '@/lib/index/callscope-index';
+import type { Compare } from '@/lib/api/compare-schemas';
 import type { PairBy, TaskChange } from '@/lib/rollouts/task-changes';
 import { formatCount } from '@/lib/view/format';
 import { formatPercent, taskViewHref } from '@/lib/view/task-view';
@@ -18,7 +18,7 @@ const KIND: Record<TaskChange['kind'], { label: string; tone: string }> = {
 const diffHref = (a: string, ka: string, b: string, kb: string) => `/diff?a=${encodeURIComponent(`${a}/${ka}`)}&b=${encodeURIComponent(`${b}/${kb}`)}`;
 
 /** The tasks whose pass@1 changed from the first run to the second, largest fall first. */
-export function TaskChangesCard({ changes, runs, pairHref }: { changes: NonNullable<ComparisonWithTasks['task_changes']>; runs: [string, string]; pairHref: (by: PairBy) => string }) {
+export function TaskChangesCard({ changes, runs, pairHref }: { changes: NonNullable<Compare['task_changes']>; runs: [string, string]; pairHref: (by: PairBy) => string }) {
   const [a, b] = runs;
   const count = (k: TaskChange['kind']) => changes.changes.filter((c) => c.kind === k).length;
   const fell = count('fell') + count('newly_unsolved');

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { rolloutHref } from '@/components/calls/call-href';
 import { Badge } from '@/components/ui/badge';
-import type { DiffBody, DiffSideInfo } from '@/lib/index/compare/rollout-diff';
+import type { Diff, DiffSideInfo } from '@/lib/api/diff-schemas';
 import { signedCount, signedMs } from '@/lib/view/diff';
 import { formatCount, formatReward } from '@/lib/view/format';
 
@@ -31,7 +31,7 @@ function Side({ label, s }: { label: string; s: DiffSideInfo }) {
 const sum = (xs: (number | null)[]) => (xs.some((x) => x === null) ? null : xs.reduce<number>((t, x) => t + (x ?? 0), 0));
 
 /** Which two rollouts, how their calls line up, and where they first diverge. */
-export function DiffHeader({ diff }: { diff: DiffBody }) {
+export function DiffHeader({ diff }: { diff: Diff }) {
   const counts = { same: 0, different: 0, unknown: 0, a_only: 0, b_only: 0 };
   for (const p of diff.pairs) counts[p.state]++;
   const d = diff.first_divergence;

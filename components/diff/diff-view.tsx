@@ -2,7 +2,7 @@
 
 import { parseAsInteger, useQueryState } from 'nuqs';
 import { useCallback } from 'react';
-import type { DiffBody } from '@/lib/index/compare/rollout-diff';
+import type { Diff } from '@/lib/api/diff-schemas';
 import { PairDetail } from './pair-detail';
 import { PairList } from './pair-list';
 import { usePairKeys } from './use-pair-keys';
@@ -11,7 +11,7 @@ import { usePairKeys } from './use-pair-keys';
  * The aligned calls and the open pair. The open pair is in the URL (`pair`); without one, the first divergence is
  * open (or the first pair), so a link to a diff shows where it diverges. j/k move between pairs.
  */
-export function DiffView({ diff }: { diff: DiffBody }) {
+export function DiffView({ diff }: { diff: Diff }) {
   const [pair, setPair] = useQueryState('pair', parseAsInteger.withOptions({ history: 'replace', scroll: false }));
   const n = diff.pairs.length;
   const selected = pair !== null && pair >= 0 && pair < n ? pair : n ? (diff.first_divergence?.pair ?? 0) : null;

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useFetched } from '@/components/calls/use-fetched';
-import type { DiffBody } from '@/lib/index/compare/rollout-diff';
+import type { Diff } from '@/lib/api/diff-schemas';
 import type { PairSummary } from '@/lib/rollouts/diff';
 import type { JsonDiff } from '@/lib/rollouts/diff-json';
 import { parseKeepingNumbers } from '@/lib/view/json-source';
@@ -12,7 +12,7 @@ import { JsonDiffView } from './json-diff-view';
 import { sideCallHref } from './pair-list';
 import { ToolPairs } from './tool-pairs';
 
-const parsePair = (text: string): PairSummary | null => (parseKeepingNumbers(text) as DiffBody).pairs?.[0] ?? null;
+const parsePair = (text: string): PairSummary | null => (parseKeepingNumbers(text) as Diff).pairs?.[0] ?? null;
 
 function History({ diff }: { diff: JsonDiff }) {
   const shared = sharedHistory(diff);
@@ -27,7 +27,7 @@ function History({ diff }: { diff: JsonDiff }) {
 }
 
 /** One pair opened: its calls, deltas, and the structural diff of the requests and the responses (fetched). */
-export function PairDetail({ diff, index }: { diff: DiffBody; index: number }) {
+export function PairDetail({ diff, index }: { diff: Diff; index: number }) {
   const p = diff.pairs[index];
   const url = diffApiHref(`${diff.a.run}/${diff.a.rollout}`, `${diff.b.run}/${diff.b.rollout}`, index);
   const full = useFetched(url, parsePair);

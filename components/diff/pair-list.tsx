@@ -6,7 +6,7 @@ import { useEffect, useRef } from 'react';
 import { callHref, rolloutHref } from '@/components/calls/call-href';
 import { Badge } from '@/components/ui/badge';
 import { cx } from '@/components/ui/cn';
-import type { DiffBody, DiffSideInfo } from '@/lib/index/compare/rollout-diff';
+import type { Diff, DiffSideInfo } from '@/lib/api/diff-schemas';
 import type { PairSummary } from '@/lib/rollouts/diff';
 import { signatureText, signedCount, signedMs, STATE_TEXT } from '@/lib/view/diff';
 import { formatCount, formatMs } from '@/lib/view/format';
@@ -42,7 +42,7 @@ function Call({ side, p, which }: { side: DiffSideInfo; p: PairSummary; which: '
 }
 
 /** The aligned calls in two columns, virtualized; the first divergence marked; a click opens a pair. */
-export function PairList({ diff, selected, onSelect }: { diff: DiffBody; selected: number | null; onSelect: (pair: number) => void }) {
+export function PairList({ diff, selected, onSelect }: { diff: Diff; selected: number | null; onSelect: (pair: number) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
   const divergence = diff.first_divergence?.pair ?? null;
   // The rows start below the sticky header row, inside the same scroller: both offsets tell the virtualizer so.

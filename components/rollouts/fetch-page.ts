@@ -1,16 +1,10 @@
 'use client';
 
-import { RolloutPageSchema } from '@/lib/api/schemas';
-import { rolloutsApiUrl, type RolloutItem, type RolloutView } from '@/lib/view/table';
-
-export interface RolloutPageData {
-  total: number;
-  rollouts: RolloutItem[];
-  next_cursor: string | null;
-}
+import { RolloutPageSchema, type RolloutItem, type RolloutPage } from '@/lib/api/schemas';
+import { rolloutsApiUrl, type RolloutView } from '@/lib/view/table';
 
 /** One page of a view from the JSON API; the API's `{error: {message}}` becomes the thrown message. */
-export async function fetchRolloutPage(run: string, view: RolloutView, limit: number, cursor: string | null, signal?: AbortSignal): Promise<RolloutPageData> {
+export async function fetchRolloutPage(run: string, view: RolloutView, limit: number, cursor: string | null, signal?: AbortSignal): Promise<RolloutPage> {
   const res = await fetch(rolloutsApiUrl(run, view, limit, cursor), { cache: 'no-store', signal });
   const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
   if (!res.ok) throw new Error(body?.error?.message ?? `the server answered ${res.status}`);
@@ -22,7 +16,7 @@ export async function fetchAllRollouts(run: string, view: RolloutView, onProgres
   const rows: RolloutItem[] = [];
   let cursor: string | null = null;
   do {
-    const page: RolloutPageData = await fetchRolloutPage(run, view, 500, cursor, signal);
+    const page: RolloutPage = await fetchRolloutPage(run, view, 500, cursor, signal);
     rows.push(...page.rollouts);
     cursor = page.next_cursor;
     onProgress(rows.length, page.total);

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { Badge } from '@/components/ui/badge';
-import type { RolloutItem } from '@/lib/view/table';
+import type { RolloutItem } from '@/lib/api/schemas';
 
 /** The rollout's id (or its line, when it has none) linking to the rollout, with its state marks. */
 export function RolloutIdCell({ run, r }: { run: string; r: RolloutItem }) {

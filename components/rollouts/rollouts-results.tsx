@@ -6,7 +6,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { formatCount } from '@/lib/view/format';
 import { activeFilters, type RolloutView, type SortKey, type SortOrder } from '@/lib/view/table';
 import { ExportCsvButton } from './export-csv-button';
-import type { RolloutPageData } from './fetch-page';
+import type { RolloutPage } from '@/lib/api/schemas';
 import { RolloutsTable } from './rollouts-table';
 import { useRolloutPages } from './use-rollout-pages';
 
@@ -14,7 +14,7 @@ interface Props {
   run: string;
   /** The view the server rendered `initial` for (the URL may already be ahead while it loads). */
   view: RolloutView;
-  initial: RolloutPageData;
+  initial: RolloutPage;
   onSort: (key: SortKey) => void;
   busy: boolean;
   /** The order the URL asks for: the headers show it at once, while the server renders its first page. */

@@ -4,7 +4,8 @@ import { flexRender, getCoreRowModel, useReactTable, type Row } from '@tanstack/
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { cx } from '@/components/ui/cn';
-import { barScale, barScaleCss, pageMaxima, shownTokenRows, TOKEN_FIELDS, type RolloutItem, type SortKey, type SortOrder } from '@/lib/view/table';
+import type { RolloutItem } from '@/lib/api/schemas';
+import { barScale, barScaleCss, pageMaxima, shownTokenRows, TOKEN_FIELDS, type SortKey, type SortOrder } from '@/lib/view/table';
 import { columnFlex, rolloutColumns, type ColumnMeta } from './rollout-columns';
 import { SortHeader } from './sort-header';
 

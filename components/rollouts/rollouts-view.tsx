@@ -2,7 +2,7 @@
 
 import { useTransition } from 'react';
 import { nextSort, viewParams, type RolloutView } from '@/lib/view/table';
-import type { RolloutPageData } from './fetch-page';
+import type { RolloutPage } from '@/lib/api/schemas';
 import { RolloutsFilters } from './rollouts-filters';
 import { RolloutsResults } from './rollouts-results';
 import { useRolloutView } from './use-rollout-view';
@@ -11,7 +11,7 @@ import { useRolloutView } from './use-rollout-view';
  * The rollouts of a run: filters over a table. The URL holds the view; changing it re-renders the first page
  * on the server, and the results below restart from that page (keyed by the view the server rendered).
  */
-export function RolloutsView({ run, modelServers, unreadableLines, view, initial }: { run: string; modelServers: string[]; unreadableLines: number; view: RolloutView; initial: RolloutPageData }) {
+export function RolloutsView({ run, modelServers, unreadableLines, view, initial }: { run: string; modelServers: string[]; unreadableLines: number; view: RolloutView; initial: RolloutPage }) {
   const [pending, startTransition] = useTransition();
   const [urlView, setView] = useRolloutView(startTransition);
   return (

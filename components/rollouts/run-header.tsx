@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { RunProgress } from '@/components/runs/run-progress';
-import type { RunInfo } from '@/lib/index/callscope-index';
+import type { Run } from '@/lib/api/schemas';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
 import { capturedCount } from '@/lib/view/runs';
 import { shownTokens, usageShown, type TokenField } from '@/lib/view/table';
@@ -15,7 +15,7 @@ function Stat({ label, value, title, italic = false }: { label: string; value: s
 }
 
 /** The run's name, where its files are, and its totals. */
-export function RunHeader({ run }: { run: RunInfo }) {
+export function RunHeader({ run }: { run: Run }) {
   const calls = capturedCount(run.totals.calls, run, 'calls');
   const errors = capturedCount(run.totals.errors, run, 'errors');
   const t = run.totals;

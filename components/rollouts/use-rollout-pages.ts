@@ -8,13 +8,14 @@ import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useRunEvents, type RunChange } from '@/components/live/use-run-events';
 import type { RolloutView } from '@/lib/view/table';
-import { fetchRolloutPage, type RolloutPageData } from './fetch-page';
+import type { RolloutPage } from '@/lib/api/schemas';
+import { fetchRolloutPage } from './fetch-page';
 
 const PAGE = 100;
 const REFRESH_GAP_MS = 1000;
 const FLASH_MS = 2500;
 
-export function useRolloutPages(run: string, view: RolloutView, initial: RolloutPageData) {
+export function useRolloutPages(run: string, view: RolloutView, initial: RolloutPage) {
   const router = useRouter();
   const [data, setData] = useState(initial);
   const [loadingMore, setLoadingMore] = useState(false);
@@ -69,8 +70,8 @@ export function useRolloutPages(run: string, view: RolloutView, initial: Rollout
       do {
         state.again = false;
         const want = Math.max(PAGE, latest.current.rollouts.length);
-        const rows: RolloutPageData['rollouts'] = [];
-        let page: RolloutPageData | null = null;
+        const rows: RolloutPage['rollouts'] = [];
+        let page: RolloutPage | null = null;
         do {
           page = await fetchRolloutPage(run, view, Math.min(500, want - rows.length), page?.next_cursor ?? null, abort.current.signal);
           rows.push(...page.rollouts);

@@ -1,9 +1,9 @@
 import { Progress } from '@/components/ui/progress';
-import type { RunProgress as Progression } from '@/lib/index/callscope-index';
+import type { Run } from '@/lib/api/schemas';
 import { formatBytes, formatCount } from '@/lib/view/format';
 
 /** Indexing state of a run that is not ready: how much has been read so far, or why it failed. */
-export function RunProgress({ progress }: { progress: Progression }) {
+export function RunProgress({ progress }: { progress: Run['progress'] }) {
   const read = `${formatCount(progress.files_read)} files · ${formatBytes(progress.bytes_read)} · ${formatCount(progress.lines_read)} lines read`;
   if (progress.state === 'error') {
     return (

@@ -2,8 +2,7 @@ import Link from 'next/link';
 import { Badge } from '@/components/ui/badge';
 import { Checkbox } from '@/components/ui/checkbox';
 import { cx } from '@/components/ui/cn';
-import type { RunInfo } from '@/lib/index/callscope-index';
-import type { ResponseUsageTotals } from '@/lib/index/queries/rollouts';
+import type { Run } from '@/lib/api/schemas';
 import { formatCompact, formatCount, formatReward } from '@/lib/view/format';
 import { capturedCount, type SharedFacts } from '@/lib/view/runs';
 import { shownTokens, TOKEN_FIELDS } from '@/lib/view/table';
@@ -12,7 +11,7 @@ import { RunProgress } from './run-progress';
 const num = 'px-2 py-1.5 text-right tabular-nums whitespace-nowrap';
 
 /** A run's token total; `usage`: the sum of its rollout lines' response.usage (it has no captured calls), in italics. */
-function Tokens({ n, usage }: { n: number | null; usage: ResponseUsageTotals | null }) {
+function Tokens({ n, usage }: { n: number | null; usage: Run['totals']['response_usage'] }) {
   const note = usage ? ` (the response.usage of ${formatCount(usage.rollouts)} rollout lines: no captured calls)` : '';
   return (
     <td className={num} title={n === null ? `unknown${note}` : `${formatCount(n)} tokens${note}`}>
@@ -22,7 +21,7 @@ function Tokens({ n, usage }: { n: number | null; usage: ResponseUsageTotals | n
 }
 
 /** Calls or errors: "unknown" when no rollout has capture evidence, with how many rollouts are unknown when some have none. */
-function Captured({ n, run, what, tone }: { n: number; run: RunInfo; what: 'calls' | 'errors'; tone?: string }) {
+function Captured({ n, run, what, tone }: { n: number; run: Run; what: 'calls' | 'errors'; tone?: string }) {
   const c = capturedCount(n, run, what);
   return (
     <td className={cx(num, c.unknown ? 'text-muted' : tone)} title={c.title}>
@@ -44,7 +43,7 @@ function Chips({ names }: { names: string[] }) {
 }
 
 /** One run: its full name (breaking after a separator when it must), its totals, indexing progress while not ready, and whether changes are arriving. */
-export function RunRow({ run, shared, selected, onSelect, live }: { run: RunInfo; shared: SharedFacts; selected: boolean; onSelect: (checked: boolean) => void; live: boolean }) {
+export function RunRow({ run, shared, selected, onSelect, live }: { run: Run; shared: SharedFacts; selected: boolean; onSelect: (checked: boolean) => void; live: boolean }) {
   const t = run.totals;
   const source = [run.rollouts_file, run.failures_file, run.capture_dir].filter(Boolean).join('\n');
   const rest = run.id.slice(shared.id_prefix.length);

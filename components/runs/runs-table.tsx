@@ -7,7 +7,7 @@ import { useLiveRefresh } from '@/components/live/use-live-refresh';
 import { buttonClass } from '@/components/ui/button';
 import { Checkbox } from '@/components/ui/checkbox';
 import { cn } from '@/components/ui/cn';
-import type { RunInfo } from '@/lib/index/callscope-index';
+import type { Run } from '@/lib/api/schemas';
 import { agentOptions, nextRunSort, RUN_COLUMNS, selectRuns, sharedFacts } from '@/lib/view/runs';
 import { usageShown } from '@/lib/view/table';
 import { RunRow } from './run-row';
@@ -17,7 +17,7 @@ import { SharedFactsLine } from './shared-facts';
 import { useRunsView } from './use-runs-view';
 
 /** The runs with their totals, searched, filtered and sorted from the URL; select two or more to compare. Refreshes while runs change or index. */
-export function RunsTable({ runs }: { runs: RunInfo[] }) {
+export function RunsTable({ runs }: { runs: Run[] }) {
   const [view, setView] = useRunsView();
   const [picked, setPicked] = useState<ReadonlySet<string>>(() => new Set());
   const { status, activeRuns } = useLiveRefresh(null, { poll: runs.some((r) => r.progress.state !== 'ready') });

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { Card } from '@/components/ui/card';
-import type { TaskPage } from '@/lib/index/aggregates/tasks';
+import type { TaskPage } from '@/lib/api/task-schemas';
 import { formatCount } from '@/lib/view/format';
 import { taskViewHref, type TaskView } from '@/lib/view/task-view';
 import { TaskFilters } from './task-filters';

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { cn } from '@/components/ui/cn';
-import type { TaskPage } from '@/lib/index/aggregates/tasks';
+import type { TaskPage } from '@/lib/api/task-schemas';
 import type { Solved } from '@/lib/rollouts/task-groups';
 import { formatCount } from '@/lib/view/format';
 import { taskViewHref, type TaskView } from '@/lib/view/task-view';

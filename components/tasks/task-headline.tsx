@@ -1,4 +1,4 @@
-import type { TaskPage } from '@/lib/index/aggregates/tasks';
+import type { TaskPage } from '@/lib/api/task-schemas';
 import { formatCount } from '@/lib/view/format';
 import { formatPercent, headline } from '@/lib/view/task-view';
 

@@ -1,14 +1,13 @@
 import Link from 'next/link';
 import { Card } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
-import type { PresentedRollout } from '@/lib/api/present';
-import type { TaskDetail } from '@/lib/index/callscope-index';
+import type { TaskDetail } from '@/lib/api/task-schemas';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
 import { shownTokens } from '@/lib/view/table';
 import { formatPercent } from '@/lib/view/task-view';
 import { RewardStrip } from './reward-strip';
 
-type Row = PresentedRollout & { tool_calls_requested: number | null };
+type Row = TaskDetail['rollouts'][number];
 
 const rolloutHref = (run: string, key: string) => `/runs/${encodeURIComponent(run)}/rollouts/${encodeURIComponent(key)}`;
 const diffHref = (run: string, a: string, b: string) => `/diff?a=${encodeURIComponent(`${run}/${a}`)}&b=${encodeURIComponent(`${run}/${b}`)}`;

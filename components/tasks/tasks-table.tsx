@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { cn } from '@/components/ui/cn';
-import type { TaskPage, TaskSortKey } from '@/lib/index/aggregates/tasks';
+import type { TaskPage, TaskSortKey } from '@/lib/api/task-schemas';
 import type { Spread } from '@/lib/rollouts/task-groups';
 import { formatCompact, formatCount, formatMs, formatReward } from '@/lib/view/format';
 import { formatPercent, taskViewHref, type TaskView } from '@/lib/view/task-view';

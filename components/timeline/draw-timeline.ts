@@ -4,7 +4,7 @@
 // stay visible at any zoom.
 import { scaleLinear } from 'd3-scale';
 import { formatMs } from '@/lib/view/format';
-import type { CallColumns } from '@/lib/view/series';
+import type { CallColumns } from '@/lib/api/call-schemas';
 import { callMark, type TimelineLayout } from '@/lib/view/timeline';
 import { canvasLabelFont, serverColor, type ThemeColors } from '@/components/charts/palette';
 import type { PlacedItems } from './hit-test';

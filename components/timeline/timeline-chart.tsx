@@ -3,7 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { prepareCanvas, useElementWidth, useThemeColors } from '@/components/charts/use-canvas';
-import { callRef, type CallColumns } from '@/lib/view/series';
+import type { CallColumns } from '@/lib/api/call-schemas';
+import { callRef } from '@/lib/view/series';
 import { callHref } from '@/components/calls/call-href';
 import { drawOverlay, drawTimeline, timelineGeometry } from './draw-timeline';
 import { timelineData } from './timeline-data';

@@ -1,7 +1,8 @@
 // The timeline's layout of one copy of a rollout's call columns, computed once per copy: the page computes it
 // in a task of its own before it mounts the chart (at 30,000 calls the layout and the chart's first render
 // together made a long task), and the chart then finds it here.
-import { serverGroup, type CallColumns } from '@/lib/view/series';
+import type { CallColumns } from '@/lib/api/call-schemas';
+import { serverGroup } from '@/lib/view/series';
 import { layoutTimeline, type TimelineLayout } from '@/lib/view/timeline';
 
 export interface TimelineData {

@@ -1,5 +1,6 @@
 import { formatCount, formatMs, utcIso } from '@/lib/view/format';
-import { stringAt, type CallColumns } from '@/lib/view/series';
+import type { CallColumns } from '@/lib/api/call-schemas';
+import { stringAt } from '@/lib/view/series';
 
 function Row({ label, value, tone }: { label: string; value: string; tone?: string }) {
   return (

@@ -1,11 +1,11 @@
-import type { PresentedRollout } from '@/lib/api/present';
+import type { RolloutItem } from '@/lib/api/schemas';
 import { TRAJECTORY_SOURCE_INFO } from '@/lib/capture/vocabulary';
 import { formatCount } from '@/lib/view/format';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /** Where the trajectory comes from, in plain words, and its counts (from the index, before the trajectory loads). */
-export function TrajectoryFacts({ t }: { t: NonNullable<PresentedRollout['trajectory']> }) {
+export function TrajectoryFacts({ t }: { t: NonNullable<RolloutItem['trajectory']> }) {
   return (
     <div className="space-y-2 text-sm">
       <p className="text-muted">

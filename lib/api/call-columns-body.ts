@@ -2,8 +2,7 @@
 // some of them (`?fields=`) is a join of cached strings. The rollout page asks for its columns in a few
 // parallel parts, so that the browser receives and parses about 1 MB per task instead of 4 MB in one (30,000
 // calls). With every column, the body is the same text as JSON.stringify of the whole object.
-import type { CallColumns } from '../view/series';
-import { CALL_COLUMNS_ALWAYS } from './schemas';
+import { CALL_COLUMNS_ALWAYS, type CallColumns } from './call-schemas';
 
 export type ColumnTexts = [key: string, json: string][];
 

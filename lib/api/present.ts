@@ -1,5 +1,9 @@
-// Index rows as the API (and the pages) present them: gaps parsed, tag lists split, flags as booleans.
+// Index rows as the API (and the pages) present them: gaps parsed, tag lists split, flags as booleans. An adapter
+// over the index (it reads its rows), typed by the API's schemas.
+import type { IndexTaskDetail } from '../index/callscope-index';
 import { responseUsage, type RolloutRow } from '../index/queries/rollouts';
+import type { RolloutItem } from './schemas';
+import type { TaskDetail } from './task-schemas';
 
 const tags = (t: string | null) => (t ? t.split('|').filter(Boolean) : []);
 
@@ -11,7 +15,7 @@ export function rolloutVersion(r: RolloutRow): string {
   return [r.num_calls, r.tokens_total, r.latency_sum, r.errors, r.started_at, r.completed_at, r.unreadable, r.marker].join('|');
 }
 
-export function presentRollout(r: RolloutRow) {
+export function presentRollout(r: RolloutRow): RolloutItem {
   return {
     key: r.key,
     rollout_id: r.rollout_id,
@@ -67,4 +71,8 @@ export function presentRollout(r: RolloutRow) {
     },
   };
 }
-export type PresentedRollout = ReturnType<typeof presentRollout>;
+
+/** GET /api/runs/{run}/tasks/{task}: the task's group and failures as they are, its rollouts presented. */
+export function presentTaskDetail(d: IndexTaskDetail): TaskDetail {
+  return { ...d, rollouts: d.rollouts.map((r) => ({ ...presentRollout(r), tool_calls_requested: r.tool_calls_requested })) };
+}

@@ -1,8 +1,11 @@
 // The task groups' API shapes (GET /api/runs/{run}/tasks and /tasks/{task}): the query, the page and one task.
 import { z } from 'zod';
-import { TASK_SORTS } from '../index/aggregates/tasks';
 import { AgentTasksSchema, SOLVED, TaskGroupSchema } from '../rollouts/task-groups';
 import { RolloutRowSchema } from './schemas';
+
+/** What a task page sorts by (lib/index/aggregates/tasks.ts sorts). */
+export const TASK_SORTS = ['task', 'rollouts', 'reward_mean', 'reward_std', 'reward_min', 'reward_max', 'pass@1', 'pass@k', 'tokens', 'latency', 'failed'] as const;
+export type TaskSortKey = (typeof TASK_SORTS)[number];
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -26,6 +29,7 @@ export const TaskPageSchema = z.object({
   agents: z.array(AgentTasksSchema.extend({ total_tasks: z.number().int(), matching_tasks: z.number().int() })),
   next_cursor: z.string().nullable(),
 });
+export type TaskPage = z.infer<typeof TaskPageSchema>;
 
 export const TaskIndexSchema = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const TaskDetailQuerySchema = z.object({ agent: TaskQuerySchema.shape.agent }).strict();
@@ -35,3 +39,4 @@ export const TaskDetailSchema = z.object({
   rollouts: z.array(RolloutRowSchema.extend({ tool_calls_requested: z.number().nullable().describe('tool calls its captured responses asked for; null without captured calls') })).describe('best to worst: reward, then rollout index'),
   failures: z.array(z.object({ key: z.string(), rollout_index: z.number().nullable(), attempt: z.number().nullable(), failure_class: z.string().nullable() })),
 });
+export type TaskDetail = z.infer<typeof TaskDetailSchema>;

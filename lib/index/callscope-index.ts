@@ -11,14 +11,18 @@ import { Ingestor, type IngestStats } from './ingest/ingest';
 import type { IngestOptions } from './ingest/parallel';
 import { listRollouts, runTotals, ROLLOUT_COLUMNS, type RolloutPage, type RolloutPageQuery, type RolloutRow, type RunTotals } from './queries/rollouts';
 import { ROLLOUT_INDEXES, dropRolloutIndexes, migrate } from './schema';
-import { CompareCache, compareRuns, type Comparison } from './compare/compare';
-import { TaskCache, taskPage, type TaskPage, type TaskPageQuery } from './aggregates/tasks';
-import { bestFirst, bestOf, type AgentTasks, type TaskGroup } from '../rollouts/task-groups';
-import { taskChanges, type PairBy, type TaskChanges } from '../rollouts/task-changes';
+import { CompareCache, compareRuns } from './compare/compare';
+import { TaskCache, taskPage, type TaskPageQuery } from './aggregates/tasks';
+import { bestFirst, bestOf, type AgentTasks } from '../rollouts/task-groups';
+import { taskChanges, type PairBy } from '../rollouts/task-changes';
 import { callBody, callsOfRollout, locateCall, readCaptureCalls, loadRolloutLine, trajectoryPayloads, type CallBody } from './queries/payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
 import { isJsonObject, type JsonObject } from '../capture/json-value';
 import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
+import type { CallSummary } from '../api/call-schemas';
+import type { Compare } from '../api/compare-schemas';
+import type { RolloutDetail, Run } from '../api/schemas';
+import type { TaskDetail, TaskPage } from '../api/task-schemas';
 
 /** A pass that changed rollouts in this many batches or more fills their compare figures in the background. */
 const FILL_MIN_BATCHES = 3;
@@ -31,27 +35,7 @@ export interface IndexOptions extends IngestOptions {
   compareTaskRows?: number;
 }
 
-export interface RunProgress {
-  state: 'pending' | 'indexing' | 'ready' | 'error';
-  files_read: number;
-  bytes_read: number;
-  lines_read: number;
-  error: string | null;
-}
-
-export interface RunInfo {
-  id: string;
-  rollouts_file: string | null;
-  failures_file: string | null;
-  capture_dir: string | null;
-  /** Why the run has, or has not, the capture dir beside it when another rollouts file claims it too (discovery). */
-  capture_dir_note: string | null;
-  /** `gym eval profile`'s `X_reward_profiling.jsonl` beside the rollouts file, when present. */
-  reward_profile_file: string | null;
-  aggregate_metrics_file: string | null;
-  progress: RunProgress;
-  totals: RunTotals;
-}
+type RunProgress = Run['progress'];
 
 export interface ChangeEvent {
   run: string;
@@ -283,7 +267,7 @@ export class CallscopeIndex extends EventEmitter {
     return this.runs.find((r) => r.id === id);
   }
 
-  listRuns(): RunInfo[] {
+  listRuns(): Run[] {
     return this.runs.map((r) => ({
       id: r.id,
       rollouts_file: r.rolloutsFile,
@@ -331,7 +315,7 @@ export class CallscopeIndex extends EventEmitter {
   }
 
   /** A rollout's fields and its capture in the attachment shape (calls without payloads). */
-  async rolloutDetail(runId: string, key: string): Promise<RolloutDetail | null> {
+  async rolloutDetail(runId: string, key: string): Promise<IndexRolloutDetail | null> {
     const run = this.runSource(runId);
     const row = this.rollout(runId, key);
     if (!run || !row) return null;
@@ -360,23 +344,23 @@ export class CallscopeIndex extends EventEmitter {
    * A rollout's calls as index columns, in call_index order, read from SQLite only (no capture line is opened):
    * what the timeline, charts and calls table draw, fast even for a 30,000-call rollout. Null for an unknown id.
    */
-  rolloutCalls(runId: string, key: string): CallRow[] | null {
+  rolloutCalls(runId: string, key: string): CallSummary[] | null {
     const row = this.rollout(runId, key);
     if (!row) return null;
-    return (this.db.prepare(`SELECT ${CALL_ROW_COLUMNS} FROM calls WHERE rollout_pk = ? ORDER BY call_index`).raw().all(row.pk) as never[][]).map(toCallRow);
+    return (this.db.prepare(`SELECT ${CALL_ROW_COLUMNS} FROM calls WHERE rollout_pk = ? ORDER BY call_index`).raw().all(row.pk) as never[][]).map(toCallSummary);
   }
 
   /**
    * One call (by model_call_id, or i<call_index>) with its neighbours in call_index order and the previous call
    * of the same model server, for the call page: a few indexed lookups instead of reading every call.
    */
-  callContext(runId: string, key: string, callId: string): { call: CallRow; total: number; position: number; prev: CallRow | null; next: CallRow | null; previousOfServer: CallRow | null } | null {
+  callContext(runId: string, key: string, callId: string): { call: CallSummary; total: number; position: number; prev: CallSummary | null; next: CallSummary | null; previousOfServer: CallSummary | null } | null {
     const row = this.rollout(runId, key);
     const loc = row ? locateCall(this.db, row.pk, callId) : null;
     if (!row || !loc) return null;
     const one = (sql: string, ...args: unknown[]) => {
       const r = this.db.prepare(`SELECT ${CALL_ROW_COLUMNS} FROM calls WHERE rollout_pk = ? AND ${sql} LIMIT 1`).raw().get(row.pk, ...args) as never[] | undefined;
-      return r ? toCallRow(r) : null;
+      return r ? toCallSummary(r) : null;
     };
     const at = loc.call_index;
     const call = one('call_index = ?', at)!;
@@ -392,7 +376,7 @@ export class CallscopeIndex extends EventEmitter {
   }
 
   /** The other attempts at the same task and rollout index as this rollout, or null for an unknown id. */
-  rolloutAttempts(runId: string, key: string): RolloutDetail['attempts'] | null {
+  rolloutAttempts(runId: string, key: string): IndexRolloutDetail['attempts'] | null {
     const run = this.runSource(runId);
     const row = this.rollout(runId, key);
     return run && row ? this.attemptsOf(run.no, row) : null;
@@ -413,11 +397,11 @@ export class CallscopeIndex extends EventEmitter {
     return best && { key: best.key, reward: best.reward };
   }
 
-  private attemptsOf(runNo: number, row: RolloutRow): RolloutDetail['attempts'] {
+  private attemptsOf(runNo: number, row: RolloutRow): IndexRolloutDetail['attempts'] {
     if (row.task_index === null || row.rollout_index === null) return [];
     return this.db
       .prepare('SELECT key, attempt, failure_class, reward FROM rollouts WHERE run_no = ? AND task_index = ? AND rollout_index = ? AND pk != ? ORDER BY IFNULL(attempt, 0)')
-      .all(runNo, row.task_index, row.rollout_index, row.pk) as RolloutDetail['attempts'];
+      .all(runNo, row.task_index, row.rollout_index, row.pk) as IndexRolloutDetail['attempts'];
   }
 
   /** One call with its payloads: spliced from the capture line, or from the rollout line's trajectory. */
@@ -535,7 +519,7 @@ export class CallscopeIndex extends EventEmitter {
    * one's requested tool calls, and the sidecar's failure rows of the task. Null when the run or the task is unknown.
    * `groups`: the run's groups when the caller has them already (one build per request while a pass runs).
    */
-  task(runId: string, agent: string, taskIndex: number, groups = this.taskGroups(runId)): TaskDetail | null {
+  task(runId: string, agent: string, taskIndex: number, groups = this.taskGroups(runId)): IndexTaskDetail | null {
     const run = this.runSource(runId);
     const group = groups?.find((a) => (a.agent ?? '') === agent)?.tasks.find((t) => t.task_index === taskIndex);
     if (!run || !group) return null;
@@ -552,7 +536,7 @@ export class CallscopeIndex extends EventEmitter {
         `SELECT r.key, r.rollout_index, r.attempt, r.failure_class FROM rollouts r JOIN files f ON f.id = r.line_file
          WHERE r.run_no = ? AND r.task_index = ? AND f.kind = 'failures' AND IFNULL(r.agent, '') = ? ORDER BY r.rollout_index, IFNULL(r.attempt, 0)`,
       )
-      .all(run.no, taskIndex, agent) as TaskDetail['failures'];
+      .all(run.no, taskIndex, agent) as IndexTaskDetail['failures'];
     return { group, rollouts: rows, failures };
   }
 
@@ -561,13 +545,13 @@ export class CallscopeIndex extends EventEmitter {
    * first run to the second: paired by task index when the runs are over the same tasks, else by what names the
    * task (or as `pairBy` says).
    */
-  compare(runIds: string[], pairBy?: PairBy): ComparisonWithTasks | null {
+  compare(runIds: string[], pairBy?: PairBy): Compare | null {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;
     const comparison = compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no, inputsFile: r!.inputsFile ?? null })), this.compareCache);
     const groups = runs.map((r) => this.groupsForCompare(r!));
     const pass = groups.map((agents, i) => ({ run: runIds[i], pending: agents === null, agents: (agents ?? []).map((a) => ({ agent: a.agent, max_k: a.max_k, tasks: a.tasks.length, metrics: a.metrics })) }));
-    let changes: (TaskChanges & { agent_a: string | null; agent_b: string | null }) | null = null;
+    let changes: Compare['task_changes'] = null;
     const [ga, gb] = groups;
     if (ga && gb && ga.length && gb.length) {
       const a = ga.find((x) => gb.some((y) => y.agent === x.agent)) ?? ga[0];
@@ -592,55 +576,22 @@ const CALL_ROW_COLUMNS = `call_index, ${callIdSql('model_call_id')}, model_serve
   completed_at, tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, cache_creation_tokens, cache_hit, latency_ms, ttft_ms, tool_calls`;
 
 // Raw rows and an object literal: several times faster than better-sqlite3's object mode at 30,000 rows.
-const toCallRow = (r: never[]): CallRow => ({
+const toCallSummary = (r: never[]): CallSummary => ({
   call_index: r[0], model_call_id: r[1], model_server: r[2], model: r[3], dialect: r[4], status_code: r[5], error_category: r[6],
   finish_reason: r[7], started_at: r[8], completed_at: r[9], tokens_in: r[10], tokens_out: r[11], tokens_reasoning: r[12],
   tokens_total: r[13], cached_tokens: r[14], cache_creation_tokens: r[15], cache_hit: r[16], latency_ms: r[17], ttft_ms: r[18], tool_calls: r[19],
 });
 
-/** One call as the index holds it (the `calls` table's metadata columns; cache_hit is 0/1). */
-export interface CallRow {
-  call_index: number;
-  model_call_id: string | null;
-  model_server: string | null;
-  model: string | null;
-  dialect: string | null;
-  status_code: number | null;
-  error_category: string | null;
-  finish_reason: string | null;
-  started_at: number | null;
-  completed_at: number | null;
-  tokens_in: number | null;
-  tokens_out: number | null;
-  tokens_reasoning: number | null;
-  tokens_total: number | null;
-  cached_tokens: number | null;
-  cache_creation_tokens: number | null;
-  cache_hit: number | null;
-  latency_ms: number | null;
-  ttft_ms: number | null;
-  tool_calls: number | null;
-}
-
-export type ComparisonWithTasks = Comparison & {
-  /** Each run's NeMo Gym pass@k metrics per agent (lib/rollouts/task-groups.ts); `pending` while its groups are built. */
-  pass_at_k: { run: string; pending: boolean; agents: { agent: string | null; max_k: number; tasks: number; metrics: Record<string, number> }[] }[];
-  /** The tasks whose pass@1 changed from the first run to the second; null with one run, no task groups, or groups pending. */
-  task_changes: (TaskChanges & { agent_a: string | null; agent_b: string | null }) | null;
-};
-
-export interface TaskDetail {
-  group: TaskGroup;
+/** A task as GET /api/runs/{run}/tasks/{task} answers it, its rollouts still index rows (lib/api/present.ts presents them). */
+export type IndexTaskDetail = Omit<TaskDetail, 'rollouts'> & {
   /** Best to worst; `tool_calls_requested` is the sum of the tool calls its captured responses asked for (null without calls). */
   rollouts: (RolloutRow & { tool_calls_requested: number | null })[];
-  failures: { key: string; rollout_index: number | null; attempt: number | null; failure_class: string | null }[];
-}
+};
 
-export interface RolloutDetail {
-  run: string;
+/** A rollout as GET /api/runs/{run}/rollouts/{rollout} answers it, before presentation: its index row, and the capture as the format's values. */
+export type IndexRolloutDetail = Omit<RolloutDetail, 'rollout' | 'capture' | 'attachment'> & {
   rollout: RolloutRow;
   capture: JsonObject | null;
   /** The rollout line's own attachment, when it disagrees with the capture dir. */
   attachment: JsonObject | null;
-  attempts: { key: string; attempt: number | null; failure_class: string | null; reward: number | null }[];
-}
+};

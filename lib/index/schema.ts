@@ -6,6 +6,7 @@
 // Sort keys use IFNULL(col, -1e308) so that null (unknown) sorts below every value in both directions and one
 // expression index serves ascending and descending keyset pages.
 import type Database from 'better-sqlite3';
+import type { RolloutSortColumn } from '../api/schemas';
 import { CALL_COLUMNS_SQL } from './call-row';
 
 // 12: run totals carry the agents, and totals stored by 11 (run_stats) have none. 13: a line's answers also read
@@ -13,6 +14,7 @@ import { CALL_COLUMNS_SQL } from './call-row';
 // trajectory summary of each line and its tool calls (lib/rollouts/trajectory-summary.ts).
 export const SCHEMA_VERSION = 14;
 
+// The column (or expression column) of each sort key the API accepts (lib/api/schemas.ts, ROLLOUT_SORT_COLUMNS).
 // Token sort keys sort by the counts the views show (shown_* below, lib/view/table.ts shownTokens).
 export const SORT_COLUMNS = {
   tokens_in: 'shown_tokens_in',
@@ -32,7 +34,7 @@ export const SORT_COLUMNS = {
   tool_time: 'tool_time',
   turns: 'turns',
   invocations: 'invocations',
-} as const;
+} as const satisfies Record<RolloutSortColumn, string>;
 export type SortKey = keyof typeof SORT_COLUMNS | 'rollout';
 
 const DDL = `

@@ -2,7 +2,7 @@
 // CSV from the same rows), box-plot geometry from the index's quantiles, and run colors. Unknown values stay
 // null: a null quantile gives no box, a null total an empty cell.
 import { scaleLinear, scaleLog } from 'd3-scale';
-import type { Comparison, Distribution, TaskPair } from '../index/compare/compare';
+import type { Compare, Distribution, Points, TaskPair } from '../api/compare-schemas';
 import { formatMs, formatReward, formatTokens, groupDigits } from './format';
 
 export const RUN_COLORS = ['#3b82f6', '#f97316', '#10b981', '#a855f7', '#ef4444', '#14b8a6', '#eab308', '#ec4899'] as const;
@@ -31,6 +31,8 @@ export function relativeChange(a: number | null, b: number | null): number | nul
   return (b - a) / Math.abs(a);
 }
 
+/** What the tables read of GET /api/compare's answer (not its task groups' parts). */
+export type Comparison = Omit<Compare, 'pass_at_k' | 'task_changes'>;
 type RunOf = Comparison['runs'][number];
 
 /**
@@ -193,14 +195,7 @@ export function boxGeometry(d: Distribution, domain: [number, number] | null): B
 }
 
 /** GET /api/compare/points: per run, columns of rollout key, tokens_total and reward (capped per run). */
-export interface PointsRun {
-  run: string;
-  total: number;
-  truncated: boolean;
-  keys: string[];
-  tokens_total: (number | null)[];
-  reward: (number | null)[];
-}
+export type PointsRun = Points['runs'][number];
 
 export interface ScatterLayout {
   /** Pixel positions of the drawn points, the run (index) and rollout key of each. */

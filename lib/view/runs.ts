@@ -3,7 +3,7 @@
 // the table instead of a chip on each row), and the calls and errors cells of runs whose rollouts have no
 // capture evidence (unknown, never 0). Unknown values sort below every value, as in the rollouts table.
 import { z } from 'zod';
-import type { RunInfo } from '../index/callscope-index';
+import type { Run } from '../api/schemas';
 import { formatCount } from './format';
 import { shownTokens, TOKEN_FIELDS } from './table';
 
@@ -42,9 +42,9 @@ export function nextRunSort(view: Pick<RunsView, 'sort' | 'order'>, key: RunSort
 }
 
 /** Calls and errors are unknown for a run none of whose rollouts has capture evidence. */
-const allUncaptured = (r: RunInfo) => r.totals.rollouts > 0 && r.totals.uncaptured === r.totals.rollouts;
+const allUncaptured = (r: Run) => r.totals.rollouts > 0 && r.totals.uncaptured === r.totals.rollouts;
 
-export function runSortValue(r: RunInfo, key: RunSortKey): number | string | null {
+export function runSortValue(r: Run, key: RunSortKey): number | string | null {
   const t = r.totals;
   switch (key) {
     case 'run':
@@ -71,7 +71,7 @@ function compareValues(a: number | string | null, b: number | string | null): nu
 }
 
 /** Every word of the search in the run's id or one of its agents (case-insensitive), and the agent filter's agent. */
-export function matchesRun(r: RunInfo, view: Pick<RunsView, 'q' | 'agent'>): boolean {
+export function matchesRun(r: Run, view: Pick<RunsView, 'q' | 'agent'>): boolean {
   if (view.agent !== null && !r.totals.agents.includes(view.agent)) return false;
   const words = (view.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const hay = [r.id, ...r.totals.agents].join('\n').toLowerCase();
@@ -79,7 +79,7 @@ export function matchesRun(r: RunInfo, view: Pick<RunsView, 'q' | 'agent'>): boo
 }
 
 /** The runs the view keeps, sorted by its column (ties by run id, ascending, numbers in names by value). */
-export function selectRuns(runs: RunInfo[], view: RunsView): RunInfo[] {
+export function selectRuns(runs: Run[], view: RunsView): Run[] {
   const dir = view.order === 'asc' ? 1 : -1;
   return runs
     .filter((r) => matchesRun(r, view))
@@ -89,7 +89,7 @@ export function selectRuns(runs: RunInfo[], view: RunsView): RunInfo[] {
 }
 
 /** The distinct agents of the runs, each with how many runs have it, by name. */
-export function agentOptions(runs: RunInfo[]): { agent: string; runs: number }[] {
+export function agentOptions(runs: Run[]): { agent: string; runs: number }[] {
   const counts = new Map<string, number>();
   for (const r of runs) for (const a of r.totals.agents) counts.set(a, (counts.get(a) ?? 0) + 1);
   return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([agent, n]) => ({ agent, runs: n }));
@@ -116,7 +116,7 @@ const sameList = (lists: string[][]): string[] | null => {
 };
 
 /** What all the runs (or most) have in common: said once above the table, not as the same chip on every row. */
-export function sharedFacts(runs: RunInfo[]): SharedFacts {
+export function sharedFacts(runs: Run[]): SharedFacts {
   const several = runs.length > 1;
   const uncapturedRuns = runs.filter((r) => !r.capture_dir).length;
   return {
@@ -140,7 +140,7 @@ export function commonIdPrefix(ids: string[]): string {
 }
 
 /** A calls or errors cell: the count, "unknown" when no rollout has capture evidence, or the count and how many rollouts are unknown. */
-export function capturedCount(n: number, r: RunInfo, what: 'calls' | 'errors'): { text: string; title: string; unknown: boolean } {
+export function capturedCount(n: number, r: Run, what: 'calls' | 'errors'): { text: string; title: string; unknown: boolean } {
   const { rollouts, uncaptured } = r.totals;
   if (allUncaptured(r)) {
     return { text: 'unknown', title: `${what} unknown: none of the ${formatCount(rollouts)} rollouts has capture evidence`, unknown: true };

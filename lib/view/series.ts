@@ -2,37 +2,7 @@
 // plain JSON instead of 30,000 objects), and the chart series derived from them. Strings are dictionary
 // coded (-1 is null); times are milliseconds after the rollout's first start. Every series keeps null as
 // null: a call whose tokens are unknown is a gap in the chart, never a zero bar.
-import type { CallRow } from '../index/callscope-index';
-
-export interface CallColumns {
-  n: number;
-  /** The distinct strings the coded columns point into. */
-  strings: string[];
-  call_index: number[];
-  model_call_id: (string | null)[];
-  model_server: number[];
-  model: number[];
-  dialect: number[];
-  error_category: number[];
-  finish_reason: number[];
-  status_code: (number | null)[];
-  /** Unix seconds of the earliest start; the `*_ms` times below are relative to it. */
-  t0: number | null;
-  start_ms: (number | null)[];
-  end_ms: (number | null)[];
-  tokens_in: (number | null)[];
-  tokens_out: (number | null)[];
-  tokens_reasoning: (number | null)[];
-  tokens_total: (number | null)[];
-  cached_tokens: (number | null)[];
-  cache_creation_tokens: (number | null)[];
-  cache_hit: (boolean | null)[];
-  latency_ms: (number | null)[];
-  ttft_ms: (number | null)[];
-  tool_calls: number[];
-  /** Model servers (model_ref.name) in order of first appearance; a call's server group is its index here. */
-  servers: string[];
-}
+import type { CallColumns, CallSummary } from '../api/call-schemas';
 
 /**
  * The columns the rollout page fetches in parallel parts of about the same size (ids; times and codes;
@@ -46,7 +16,7 @@ export const CALL_COLUMN_PARTS: readonly (readonly (keyof CallColumns)[])[] = [
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
-export function toCallColumns(rows: readonly CallRow[]): CallColumns {
+export function toCallColumns(rows: readonly CallSummary[]): CallColumns {
   const n = rows.length;
   const strings: string[] = [];
   const codes = new Map<string, number>();

@@ -1,9 +1,7 @@
 // Preparers for the rollouts table: the view's query (parsed tolerantly from a page URL, written back as an
 // API query string), header sort toggling, inline token bars relative to the page's maximum (null is no
 // bar, not an empty one), and the CSV columns of an export.
-import type { z } from 'zod';
-import { RolloutQuerySchema, type RolloutQuery, type RolloutRowSchema } from '../api/schemas';
-import { SORT_COLUMNS } from '../index/schema';
+import { ROLLOUT_SORT_COLUMNS, RolloutQuerySchema, type RolloutItem, type RolloutQuery } from '../api/schemas';
 import type { CsvColumn } from './csv';
 import { utcIso } from './format';
 
@@ -11,10 +9,7 @@ import { utcIso } from './format';
 export type RolloutView = Omit<RolloutQuery, 'limit' | 'cursor'>;
 export type SortKey = RolloutView['sort'];
 export type SortOrder = RolloutView['order'];
-/** A rollout as the API presents it (GET /api/runs/{run}/rollouts). */
-export type RolloutItem = z.infer<typeof RolloutRowSchema>;
-
-export const SORT_KEYS = ['rollout', ...Object.keys(SORT_COLUMNS)] as SortKey[];
+export const SORT_KEYS: SortKey[] = ['rollout', ...ROLLOUT_SORT_COLUMNS];
 export const DEFAULT_VIEW: RolloutView = { sort: 'rollout', order: 'asc' };
 
 type SearchParams = Record<string, string | string[] | undefined>;

@@ -6,7 +6,7 @@ import { mkdtempSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiffSchema } from '../../lib/api/schemas';
+import { DiffSchema } from '../../lib/api/diff-schemas';
 import { A, B, DIFF_RUN, expectedDiff, UNCAPTURED_RUN, writeDiffData } from '../support/diff-data';
 import { startServe, type Served } from '../support/server';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallColumnsSchema } from '../../lib/api/schemas';
+import { CallColumnsSchema } from '../../lib/api/call-schemas';
 import { scriptNonce } from '../../lib/server/csp';
 import { readCaptureFile } from '../../lib/capture/store';
 import { reportFigure } from '../support/reliability';

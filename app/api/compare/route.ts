@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
-import { CompareQuerySchema } from '@/lib/api/schemas';
+import { CompareQuerySchema } from '@/lib/api/compare-schemas';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';

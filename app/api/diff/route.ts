@@ -1,6 +1,6 @@
 import { type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
-import { DiffQuerySchema } from '@/lib/api/schemas';
+import { DiffQuerySchema } from '@/lib/api/diff-schemas';
 import type { JsonObject } from '@/lib/capture/json-value';
 import { serialize } from '@/lib/capture/json-serialize';
 import { rolloutDiff, rolloutDiffPair } from '@/lib/index/compare/rollout-diff';

@@ -4,9 +4,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { taskGroups, type AgentTasks, type Solved, type TaskGroup, type TaskRolloutRow } from '../../rollouts/task-groups';
-
-export const TASK_SORTS = ['task', 'rollouts', 'reward_mean', 'reward_std', 'reward_min', 'reward_max', 'pass@1', 'pass@k', 'tokens', 'latency', 'failed'] as const;
-export type TaskSortKey = (typeof TASK_SORTS)[number];
+import type { TaskPage, TaskSortKey } from '../../api/task-schemas';
 
 export interface TaskPageQuery {
   agent?: string;
@@ -19,11 +17,6 @@ export interface TaskPageQuery {
   partial?: boolean;
   failed?: boolean;
   q?: string;
-}
-
-export interface TaskPage {
-  agents: (AgentTasks & { total_tasks: number; matching_tasks: number })[];
-  next_cursor: string | null;
 }
 
 export class TaskCursorError extends Error {

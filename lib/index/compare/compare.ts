@@ -12,7 +12,8 @@
 import type Database from 'better-sqlite3';
 import { addTotalsParts, finishTotals, totalsParts, type RunTotals, type TotalsParts } from '../queries/rollouts';
 import { ByteReader, ByteWriter } from './batch-codec';
-import { taskRelation, type CompareRun, type TaskRelation } from './task-relation';
+import { taskRelation, type CompareRun } from './task-relation';
+import type { Compare, Distribution, TaskPair } from '../../api/compare-schemas';
 
 export type { CompareRun, TaskRelation } from './task-relation';
 
@@ -24,47 +25,10 @@ export function quantiles(sorted: number[], qs: readonly number[]): (number | nu
   return qs.map((q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : null));
 }
 
-export interface Distribution {
-  count: number;
-  mean: number | null;
-  quantiles: (number | null)[];
-}
-
-export interface RunCallStats {
-  servers: { model_server: string | null; calls: number; tokens_in: number | null; tokens_out: number | null; tokens_reasoning: number | null; tokens_total: number | null; cached_tokens: number | null; errors: number }[];
-  error_categories: Record<string, number>;
-  latency_ms: (number | null)[];
-  ttft_ms: (number | null)[];
-}
-
-export interface RunComparison {
-  run: string;
-  totals: RunTotals;
-  rollout_tokens: Record<'tokens_in' | 'tokens_out' | 'tokens_reasoning' | 'tokens_total', Distribution>;
-  reward: Distribution;
-  /** Per rollout with a trajectory: its tool calls, and its measured tool time in ms (rollouts with one measured). */
-  rollout_tool_calls: Distribution;
-  rollout_tool_time: Distribution;
-  gaps: Record<string, number>;
-  calls: RunCallStats;
-}
-
-export interface TaskPair {
-  task_index: number;
-  runs: { rollouts: number; mean_tokens_total: number | null; mean_reward: number | null }[];
-  delta_tokens_total: number | null;
-  delta_reward: number | null;
-}
-
-export interface Comparison {
-  quantiles: readonly number[];
-  percentiles: readonly number[];
-  runs: RunComparison[];
-  task_relation: TaskRelation;
-  /** Paired by task index; empty unless task_relation.same. */
-  tasks: TaskPair[];
-}
-
+/** The comparison as GET /api/compare answers it, without the task groups' parts (the facade adds pass_at_k and task_changes). */
+export type Comparison = Omit<Compare, 'pass_at_k' | 'task_changes'>;
+export type RunComparison = Comparison['runs'][number];
+type RunCallStats = RunComparison['calls'];
 
 interface TaskMeans {
   t: number;
@@ -570,8 +534,8 @@ export function compareRuns(db: Database.Database, runs: CompareRun[], cache: Co
   const shared = sharedTasks(figures.map((f) => f.tasks));
   const relation = taskRelation(db, runs, shared);
   return {
-    quantiles: QUANTILES,
-    percentiles: PERCENTILES,
+    quantiles: [...QUANTILES],
+    percentiles: [...PERCENTILES],
     runs: runs.map((run, i) => ({ run: run.id, ...figures[i].comparison })),
     task_relation: relation,
     tasks: relation.same ? pairTasks(figures.map((f) => f.tasks), shared) : [],

@@ -8,9 +8,10 @@
 // The pairs of two rollouts are kept (a few, per process, keyed by both rollouts' versions), so that opening one
 // pair after another reads just that pair's two calls.
 import { promises as fsp } from 'node:fs';
+import type { Diff, DiffSideInfo } from '../../api/diff-schemas';
 import type { JsonObject, JsonValue } from '../../capture/json-value';
 import { serialize } from '../../capture/json-serialize';
-import { diffPair, diffRollouts, type DiffCall, type DiffSide, type PairSummary, type RolloutDiff } from '../../rollouts/diff';
+import { diffPair, diffRollouts, type DiffCall, type DiffSide, type PairSummary } from '../../rollouts/diff';
 import type { CallPayload } from '../../rollouts/diff-shape';
 import type { CallscopeIndex } from '../callscope-index';
 import { callsOfRollout, locateCall, loadRolloutLine, trajectoryPayloads, type CallLocation } from '../queries/payload';
@@ -24,32 +25,17 @@ export interface RolloutRef {
   rollout: string;
 }
 
-export interface DiffSideInfo extends RolloutRef {
-  /** Where the calls come from: the capture dir, the line's attachment, or the line itself as one call. */
-  source: 'capture' | 'attachment' | 'line' | 'none';
-  calls: number;
-  reward: number | null;
-  task_index: number | null;
-}
-
-export interface DiffBody extends RolloutDiff {
-  a: DiffSideInfo;
-  b: DiffSideInfo;
-  /** With `pair`: the pair whose full diffs `pairs` holds (the only pair it holds). */
-  pair?: number;
-}
-
 const CACHE_SIZE = 4;
 /** Bytes of consecutive capture lines read at once. */
 const READ_CHUNK = 64 << 20;
 const CACHE = Symbol.for('callscope.rolloutDiffCache');
-type Cached = { key: string; body: DiffBody };
+type Cached = { key: string; body: Diff };
 const cache = (): Cached[] => ((globalThis as { [CACHE]?: Cached[] })[CACHE] ??= []);
 
 const versionOf = (r: RolloutRow) => [r.pk, r.num_calls, r.tokens_total, r.latency_sum, r.errors, r.unreadable, r.marker, r.line_no].join('|');
 
 /** The pairs of two rollouts (every pair, as summaries), or null when either is unknown. */
-export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: RolloutRef): Promise<DiffBody | null> {
+export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: RolloutRef): Promise<Diff | null> {
   const ra = index.rollout(a.run, a.rollout);
   const rb = index.rollout(b.run, b.rollout);
   if (!ra || !rb) return null;
@@ -57,7 +43,7 @@ export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: Rollo
   const hit = cache().find((c) => c.key === key);
   if (hit) return hit.body;
   const [sa, sb] = await Promise.all([readSide(index, a, ra), readSide(index, b, rb)]);
-  const body: DiffBody = { a: sa.info, b: sb.info, ...diffRollouts(sa.side, sb.side, skippedContainerEnd) };
+  const body: Diff = { a: sa.info, b: sb.info, ...diffRollouts(sa.side, sb.side, skippedContainerEnd) };
   await addTools(index, body, [a, ra], [b, rb]);
   const list = cache();
   list.unshift({ key, body });
@@ -66,7 +52,7 @@ export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: Rollo
 }
 
 /** Each pair's tool calls, from the two trajectories (when either rollout has one). */
-async function addTools(index: CallscopeIndex, body: DiffBody, [a, ra]: [RolloutRef, RolloutRow], [b, rb]: [RolloutRef, RolloutRow]): Promise<void> {
+async function addTools(index: CallscopeIndex, body: Diff, [a, ra]: [RolloutRef, RolloutRow], [b, rb]: [RolloutRef, RolloutRow]): Promise<void> {
   if (ra.trajectory_source === null && rb.trajectory_source === null) return;
   const [ta, tb] = await Promise.all([rolloutTrajectory(index, a.run, a.rollout, { includePayloads: false }), rolloutTrajectory(index, b.run, b.rollout, { includePayloads: false })]);
   const toolsA = toolsById((ta?.trajectory ?? null) as JsonObject | null);
@@ -76,7 +62,7 @@ async function addTools(index: CallscopeIndex, body: DiffBody, [a, ra]: [Rollout
 }
 
 /** One pair with its full request and response diffs; null when either rollout, or the pair, is unknown. */
-export async function rolloutDiffPair(index: CallscopeIndex, a: RolloutRef, b: RolloutRef, pair: number): Promise<DiffBody | null> {
+export async function rolloutDiffPair(index: CallscopeIndex, a: RolloutRef, b: RolloutRef, pair: number): Promise<Diff | null> {
   const body = await rolloutDiff(index, a, b);
   const p = body?.pairs[pair];
   if (!body || !p) return null;

@@ -4,6 +4,7 @@
 import type { RolloutSource, TrajectorySource } from '../../capture/vocabulary';
 import type { ResponseUsage } from '../../rollouts/rollout-line';
 import type Database from 'better-sqlite3';
+import type { Run } from '../../api/schemas';
 import { SORT_COLUMNS, hasIndex, type SortKey } from '../schema';
 
 export interface RolloutFilters {
@@ -312,35 +313,13 @@ export function listRollouts(db: Database.Database, runNo: number, query: Rollou
   };
 }
 
-export interface RunTotals {
-  rollouts: number;
-  failed: number;
-  calls: number;
-  tokens_in: number | null;
-  tokens_out: number | null;
-  tokens_reasoning: number | null;
-  tokens_total: number | null;
-  cached_tokens: number | null;
-  latency_sum: number | null;
-  errors: number;
-  gaps: number;
-  /** Rollout lines that could not be read (line_problem set). */
-  line_problems: number;
-  /** Rollouts without capture evidence (source 'none'): their calls, tokens and errors are unknown, not zero. */
-  uncaptured: number;
-  mean_reward: number | null;
-  model_servers: string[];
-  /** The rollouts' agents (agent_ref.name), distinct and sorted. */
-  agents: string[];
-  /** Sums of the rollout lines' own response.usage, over the `rollouts` that have one; null when none has. */
-  response_usage: ResponseUsageTotals | null;
-}
+/** A run's totals, as GET /api/runs answers them (lib/api/schemas.ts, RunSchema). */
+export type RunTotals = Run['totals'];
 
 export type { ResponseUsage };
 
-export interface ResponseUsageTotals extends ResponseUsage {
-  rollouts: number;
-}
+/** Sums of the rollout lines' own response.usage, over the `rollouts` that have one. */
+export type ResponseUsageTotals = NonNullable<RunTotals['response_usage']>;
 
 /** A rollout row's response.usage, null without one. */
 export function responseUsage(r: RolloutRow): ResponseUsage | null {

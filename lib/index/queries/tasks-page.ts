@@ -4,8 +4,10 @@
 import { promises as fsp } from 'node:fs';
 import { agreement, type AgreementReport, type AggregateFile } from '../../rollouts/aggregate-metrics';
 import { readAggregateMetrics } from '../aggregates/metrics-file';
-import type { CallscopeIndex, RunInfo, TaskDetail } from '../callscope-index';
-import { taskPage, type TaskPage, type TaskPageQuery } from '../aggregates/tasks';
+import type { Run } from '../../api/schemas';
+import type { TaskPage } from '../../api/task-schemas';
+import type { CallscopeIndex, IndexTaskDetail } from '../callscope-index';
+import { taskPage, type TaskPageQuery } from '../aggregates/tasks';
 
 /** Tasks shown per agent when a file mixes agents (each links to all of its tasks). */
 const MULTI_AGENT_PAGE = 20;
@@ -13,14 +15,14 @@ const MULTI_AGENT_PAGE = 20;
 export type TasksView = Omit<TaskPageQuery, 'limit'>;
 
 export interface TasksPageData {
-  run: RunInfo;
+  run: Run;
   /** Several agents and none chosen: each agent's first tasks, with a link to all of them. */
   multiple: boolean;
   sections: { agent: TaskPage['agents'][number]; next: string | null }[];
   /** The cursor was of another list: its first page is shown. */
   cursorIgnored: boolean;
   openAgent: string;
-  detail: TaskDetail | null;
+  detail: IndexTaskDetail | null;
   aggregate: AggregateFile | null;
   reports: AgreementReport[];
   rolloutsMtimeMs: number | null;

@@ -2,11 +2,11 @@
 // `fields` body holds those columns and the shared ones, and the rollout page's parts put every column back.
 import { describe, expect, it } from 'vitest';
 import { columnsBody, columnTexts } from '../../../lib/api/call-columns-body';
-import { CALL_COLUMN_NAMES, CallColumnsQuerySchema, CallColumnsSchema } from '../../../lib/api/schemas';
-import type { CallRow } from '../../../lib/index/callscope-index';
+import { CALL_COLUMN_NAMES, CallColumnsQuerySchema, CallColumnsSchema } from '../../../lib/api/call-schemas';
+import type { CallSummary } from '../../../lib/api/call-schemas';
 import { CALL_COLUMN_PARTS, toCallColumns } from '../../../lib/view/series';
 
-const call = (i: number, overrides: Partial<CallRow> = {}): CallRow => ({
+const call = (i: number, overrides: Partial<CallSummary> = {}): CallSummary => ({
   call_index: i,
   model_call_id: i % 2 ? `id-"${i}"` : null,
   model_server: i % 3 ? 'policy_model' : null,

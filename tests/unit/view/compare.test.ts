@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Comparison, Distribution, RunComparison } from '../../../lib/index/compare/compare';
+import type { Distribution } from '../../../lib/api/compare-schemas';
 import { csvCell } from '../../../lib/view/csv';
 import {
-  boxDomain, boxGeometry, cellText, changeText, countsTable, keyJitter, relativeChange, scatterLayout, serversTable, sortTasks, tasksTable, totalsTable, type PointsRun,
+  boxDomain, boxGeometry, cellText, changeText, countsTable, keyJitter, relativeChange, scatterLayout, serversTable, sortTasks, tasksTable, totalsTable, type Comparison, type PointsRun,
 } from '../../../lib/view/compare';
 
 const dist = (quantiles: (number | null)[], mean: number | null = null): Distribution => ({ count: quantiles.filter((q) => q !== null).length, mean, quantiles });
 
-function makeRun(run: string, over: Partial<RunComparison['totals']> = {}): RunComparison {
+function makeRun(run: string, over: Partial<Comparison['runs'][number]['totals']> = {}): Comparison['runs'][number] {
   const d = dist([1, 2, 3, 4, 5], 3);
   return {
     run,
@@ -21,7 +21,7 @@ function makeRun(run: string, over: Partial<RunComparison['totals']> = {}): RunC
   };
 }
 
-const comparison = (runs: RunComparison[], tasks: Comparison['tasks'] = []): Comparison => ({ quantiles: [0.05, 0.25, 0.5, 0.75, 0.95], percentiles: [0.5, 0.9, 0.99], runs, task_relation: { same: tasks.length > 0, basis: null, reason: '' }, tasks });
+const comparison = (runs: Comparison['runs'][number][], tasks: Comparison['tasks'] = []): Comparison => ({ quantiles: [0.05, 0.25, 0.5, 0.75, 0.95], percentiles: [0.5, 0.9, 0.99], runs, task_relation: { same: tasks.length > 0, basis: null, reason: '' }, tasks });
 
 describe('totals side by side', () => {
   it("the rollout lines' response.usage sums are rows of their own, only when a run has them", () => {

@@ -1,11 +1,10 @@
 // The runs page's preparers: what a search, an agent filter and a sort keep and in which order, what every run
 // shares (said once), and calls/errors of runs without capture evidence shown as unknown, never 0.
 import { describe, expect, it } from 'vitest';
-import type { RunInfo } from '../../../lib/index/callscope-index';
-import type { RunTotals } from '../../../lib/index/queries/rollouts';
+import type { Run } from '../../../lib/api/schemas';
 import { agentOptions, capturedCount, commonIdPrefix, nextRunSort, RUN_SORT_KEYS, runSortValue, RunsViewSchema, selectRuns, sharedFacts } from '../../../lib/view/runs';
 
-function run(id: string, over: Partial<RunTotals> = {}, source: Partial<RunInfo> = {}): RunInfo {
+function run(id: string, over: Partial<Run['totals']> = {}, source: Partial<Run> = {}): Run {
   return {
     id,
     rollouts_file: `/data/${id}.jsonl`,
@@ -24,7 +23,7 @@ function run(id: string, over: Partial<RunTotals> = {}, source: Partial<RunInfo>
 }
 
 const view = (v: Partial<ReturnType<typeof RunsViewSchema.parse>> = {}) => RunsViewSchema.parse(v);
-const ids = (rs: RunInfo[]) => rs.map((r) => r.id);
+const ids = (rs: Run[]) => rs.map((r) => r.id);
 
 const RUNS = [
   run('sweep-tau2-seed-10', { agents: ['tau2_benchmark_agent'], mean_reward: 0.5, calls: 4, uncaptured: 0 }),

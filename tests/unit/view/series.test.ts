@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CallRow } from '../../../lib/index/callscope-index';
+import type { CallSummary } from '../../../lib/api/call-schemas';
 import { callRef, chartRows, contextSeries, latencySeries, nearestIndex, serverGroup, seriesMax, stringAt, tokenSeries, toCallColumns } from '../../../lib/view/series';
 
-function makeCall(overrides: Partial<CallRow> = {}): CallRow {
+function makeCall(overrides: Partial<CallSummary> = {}): CallSummary {
   return {
     call_index: 0,
     model_call_id: 'a'.repeat(32),

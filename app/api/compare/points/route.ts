@@ -3,7 +3,7 @@
 // (null when unknown), at most `limit` rollouts per run in rollout order.
 import { NextResponse, type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
-import { PointsQuerySchema } from '@/lib/api/schemas';
+import { PointsQuerySchema, type Points } from '@/lib/api/compare-schemas';
 import { responseUsage } from '@/lib/index/queries/rollouts';
 import { getInstance } from '@/lib/server/instance';
 import { shownTokens } from '@/lib/view/table';
@@ -25,5 +25,5 @@ export const GET = handle(async (req: NextRequest) => {
       reward: page.rollouts.map((r) => r.reward),
     };
   });
-  return NextResponse.json({ runs: out });
+  return NextResponse.json({ runs: out } satisfies Points);
 });

@@ -7,7 +7,7 @@ import { AggregateCard } from '@/components/tasks/aggregate-card';
 import { AgentTasksSection } from '@/components/tasks/agent-tasks-section';
 import { TaskKeys } from '@/components/tasks/task-keys';
 import { TaskRollouts } from '@/components/tasks/task-rollouts';
-import { presentRollout } from '@/lib/api/present';
+import { presentTaskDetail } from '@/lib/api/present';
 import { RunIdSchema } from '@/lib/api/schemas';
 import { loadTasksPage } from '@/lib/index/queries/tasks-page';
 import { getInstance } from '@/lib/server/instance';
@@ -46,15 +46,7 @@ export default async function TasksPage({ params, searchParams }: Props) {
           Task {open} is not a task group of this run{openAgent ? ` for ${openAgent}` : ''}.
         </p>
       ) : null}
-      {detail ? (
-        <TaskRollouts
-          run={run.id}
-          group={detail.group}
-          rollouts={detail.rollouts.map((r) => ({ ...presentRollout(r), tool_calls_requested: r.tool_calls_requested }))}
-          failures={detail.failures}
-          closeHref={taskViewHref(run.id, view)}
-        />
-      ) : null}
+      {detail ? <TaskRollouts run={run.id} {...presentTaskDetail(detail)} closeHref={taskViewHref(run.id, view)} /> : null}
       {sections.length === 0 ? <p className="text-sm text-muted">This run has no rollout lines to group into tasks.</p> : null}
       {sections.map(({ agent, next }) => (
         <AgentTasksSection

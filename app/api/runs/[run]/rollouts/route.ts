@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { ApiError, handle, notFound } from '@/lib/api/errors';
 import { presentRollout } from '@/lib/api/present';
-import { RolloutQuerySchema, RunIdSchema } from '@/lib/api/schemas';
+import { RolloutQuerySchema, RunIdSchema, type RolloutPage } from '@/lib/api/schemas';
 import { isCursorError } from '@/lib/index/queries/rollouts';
 import { getInstance } from '@/lib/server/instance';
 
@@ -19,5 +19,5 @@ export const GET = handle(async (req: NextRequest, ctx: { params: Promise<{ run:
     throw err;
   }
   if (!page) throw notFound(`run '${run}'`);
-  return NextResponse.json({ ...page, rollouts: page.rollouts.map(presentRollout) });
+  return NextResponse.json({ total: page.total, rollouts: page.rollouts.map(presentRollout), next_cursor: page.next_cursor } satisfies RolloutPage);
 });

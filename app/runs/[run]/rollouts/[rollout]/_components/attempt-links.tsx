@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { rolloutHref } from '@/components/calls/call-href';
 import { Badge } from '@/components/ui/badge';
-import type { RolloutDetail } from '@/lib/index/callscope-index';
+import type { RolloutDetail } from '@/lib/api/schemas';
 import { formatReward } from '@/lib/view/format';
 
 /** The other attempts at the same task and rollout index (retries, failed attempts), as links. */

@@ -5,7 +5,7 @@ import { LiveRefresh } from '@/components/live/live-refresh';
 import { Badge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { OutcomeBadges } from '@/components/rollouts/outcome-badges';
-import type { PresentedRollout } from '@/lib/api/present';
+import type { RolloutItem } from '@/lib/api/schemas';
 import { ROLLOUT_SOURCE_INFO } from '@/lib/capture/vocabulary';
 import { nothingRead } from '@/lib/rollouts/line-problem';
 import { formatCount, formatMs, formatReward, formatTokens } from '@/lib/view/format';
@@ -35,7 +35,7 @@ export interface AttachedTotals {
 }
 
 /** Who the rollout is (ids, reward, attempt, task, agent), its totals with units, and its state flags. */
-export function RolloutHeader({ run, r, attached, best }: { run: string; r: PresentedRollout; attached: AttachedTotals; best: { key: string; reward: number | null } | null }) {
+export function RolloutHeader({ run, r, attached, best }: { run: string; r: RolloutItem; attached: AttachedTotals; best: { key: string; reward: number | null } | null }) {
   const wallMs = r.started_at !== null && r.completed_at !== null ? (r.completed_at - r.started_at) * 1000 : null;
   const u = r.response_usage;
   const unknown = r.source === 'none';
@@ -120,7 +120,7 @@ export function RolloutHeader({ run, r, attached, best }: { run: string; r: Pres
 }
 
 /** What decided the reward, from the line: the prompt, the expected and the extracted answer, the outcome fields. */
-function RewardEvidence({ r }: { r: PresentedRollout }) {
+function RewardEvidence({ r }: { r: RolloutItem }) {
   const answers = r.expected_answer !== null || r.extracted_answer !== null;
   if (r.prompt === null && !answers && !r.outcome) return null;
   return (

@@ -7,7 +7,8 @@ import { type NextRequest } from 'next/server';
 import { columnsBody, columnTexts, type ColumnTexts } from '@/lib/api/call-columns-body';
 import { handle, notFound } from '@/lib/api/errors';
 import { rolloutVersion } from '@/lib/api/present';
-import { CallColumnsQuerySchema, RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
+import { CallColumnsQuerySchema } from '@/lib/api/call-schemas';
+import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { getInstance } from '@/lib/server/instance';
 import { toCallColumns } from '@/lib/view/series';
 

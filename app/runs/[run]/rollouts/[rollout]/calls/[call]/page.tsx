@@ -5,7 +5,7 @@ import { CallHeader } from '@/components/calls/call-header';
 import { callApiHref, callHref } from '@/components/calls/call-href';
 import { CallView } from '@/components/calls/call-view';
 import { CallIdSchema, RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
-import type { CallRow } from '@/lib/index/callscope-index';
+import type { CallSummary } from '@/lib/api/call-schemas';
 import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';
@@ -17,7 +17,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `${call} · ${rollout}` };
 }
 
-const ref = (c: CallRow) => c.model_call_id ?? `i${c.call_index}`;
+const ref = (c: CallSummary) => c.model_call_id ?? `i${c.call_index}`;
 
 export default async function CallPage({ params }: Props) {
   const { run, rollout, call } = await params;
@@ -25,7 +25,7 @@ export default async function CallPage({ params }: Props) {
   const { index } = await getInstance();
   const ctx = index.callContext(run, rollout, call);
   if (!ctx) notFound();
-  const href = (c: CallRow | null) => (c ? callHref(run, rollout, ref(c)) : null);
+  const href = (c: CallSummary | null) => (c ? callHref(run, rollout, ref(c)) : null);
   const same = ctx.previousOfServer;
   return (
     <div className="space-y-5">

@@ -5,11 +5,11 @@ import { rolloutHref, runHref } from '@/components/calls/call-href';
 import { CopyPageLink } from '@/components/calls/copy-page-link';
 import { InvocationConversation } from '@/components/trajectory/invocation-conversation';
 import { InvocationFacts } from '@/components/trajectory/invocation-facts';
-import { loadTrajectoryParts } from '@/components/trajectory/load-trajectory';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { getInstance } from '@/lib/server/instance';
 import { plainJson } from '@/lib/view/plain-json';
 import { invocationDetail } from '@/lib/view/trajectory-invocation';
+import { loadTrajectoryParts } from '../../_components/load-trajectory';
 
 export const dynamic = 'force-dynamic';
 

@@ -4,13 +4,13 @@ import { notFound } from 'next/navigation';
 import { rolloutHref, runHref } from '@/components/calls/call-href';
 import { CopyPageLink } from '@/components/calls/copy-page-link';
 import { LongText } from '@/components/payload/long-text';
-import { loadTrajectoryParts } from '@/components/trajectory/load-trajectory';
 import { ToolCallFacts } from '@/components/trajectory/tool-call-facts';
 import { toolCallHref } from '@/components/trajectory/trajectory-href';
 import { Card } from '@/components/ui/card';
 import { RolloutKeySchema, RunIdSchema } from '@/lib/api/schemas';
 import { getInstance } from '@/lib/server/instance';
 import { findToolCall, toolCallDetail } from '@/lib/view/trajectory-tool';
+import { loadTrajectoryParts } from '../../_components/load-trajectory';
 
 export const dynamic = 'force-dynamic';
 

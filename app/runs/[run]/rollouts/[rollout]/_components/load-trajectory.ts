@@ -1,4 +1,4 @@
-// The trajectory as the rollout, tool call and invocation pages load it (lib/index/queries/trajectory.ts, as the API does),
+// The trajectory as the rollout's tool call and invocation pages load it (lib/index/queries/trajectory.ts, as the API does),
 // for rollouts whose indexed summary shows an agent trajectory (invocations, tool calls, turns, compactions or
 // sandbox runs). A trajectory of captured calls alone is what the call timeline already shows, and projecting it
 // would merge every capture line with its payloads on each page view, so it is never loaded for a page.
