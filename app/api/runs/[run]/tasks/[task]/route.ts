@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { handle, notFound } from '@/lib/api/errors';
-import { presentRollout } from '@/lib/api/present';
+import { presentTaskDetail } from '@/lib/api/present';
 import { RunIdSchema } from '@/lib/api/schemas';
 import { TaskDetailQuerySchema, TaskIndexSchema } from '@/lib/api/task-schemas';
 import { getInstance } from '@/lib/server/instance';
@@ -16,5 +16,5 @@ export const GET = handle(async (req: NextRequest, ctx: { params: Promise<{ run:
   const groups = index.taskGroups(run); // once: while a pass runs, each read builds them anew
   const detail = index.task(run, agent ?? groups?.[0]?.agent ?? '', task, groups);
   if (!detail) throw notFound(`task ${task} of run '${run}'`);
-  return NextResponse.json({ ...detail, rollouts: detail.rollouts.map((r) => ({ ...presentRollout(r), tool_calls: r.tool_calls })) });
+  return NextResponse.json(presentTaskDetail(detail));
 });
