@@ -6,14 +6,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { Compare } from '../../api/compare-schemas';
 
-/** Whether the runs are over the same tasks, so that pairing them by task index means something, and why. */
-export interface TaskRelation {
-  same: boolean;
-  /** What decided it: the tasks the lines name, the materialized inputs files, or nothing to go on. */
-  basis: 'task_names' | 'inputs_file' | null;
-  reason: string;
-}
+/** Whether the runs are over the same tasks, so that pairing them by task index means something, and why (GET /api/compare's task_relation). */
+export type TaskRelation = Compare['task_relation'];
 
 /** A compared run: its index row, and its `X_materialized_inputs.jsonl` when discovery found one. */
 export interface CompareRun {
