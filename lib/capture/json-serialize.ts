@@ -5,7 +5,7 @@ import type { JsonObject, JsonValue } from './json-value';
 
 // Bound to constants of this module, as in json-parse.ts (read through imports compiled to property reads,
 // serialize was 4% slower).
-const { I64_MIN, JsonFloat, keysOf, U64_MAX } = jsonValue;
+const { I64_MIN, JSON_FLOAT, JsonFloat, keysOf, U64_MAX } = jsonValue;
 
 export class JsonSerializeError extends Error {
   constructor(message: string) {
@@ -81,6 +81,10 @@ function writeValue(v: JsonValue | undefined, out: string[], depth: number): voi
       writeValue(v[k], out, depth + 1);
     }
     out.push(']');
+    return;
+  }
+  if ((v as Record<symbol, unknown>)[JSON_FLOAT] === true) {
+    out.push(formatFloat((v as unknown as { value: number }).value)); // another module copy's JsonFloat (json-value.ts)
     return;
   }
   out.push('{');

@@ -17,6 +17,13 @@ export class JsonFloat {
   }
 }
 
+/**
+ * Marks every JsonFloat, whichever copy of this module made it: `serve` and the Next bundle each load one, and a value
+ * the index (serve's copy) parsed reaches a route's serialize (the bundle's), where `instanceof JsonFloat` misses it.
+ */
+export const JSON_FLOAT = Symbol.for('callscope.json.float');
+Object.defineProperty(JsonFloat.prototype, JSON_FLOAT, { value: true });
+
 export type JsonValue = null | boolean | number | bigint | string | JsonFloat | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;

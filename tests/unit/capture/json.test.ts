@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JsonFloat, keysOf, type JsonValue } from '../../../lib/capture/json-value';
 import { parsePython, parseStrict } from '../../../lib/capture/json-parse';
 import { formatFloat, serialize } from '../../../lib/capture/json-serialize';
@@ -7,6 +7,14 @@ import { formatFloat, serialize } from '../../../lib/capture/json-serialize';
 describe('§1.6 line serialization (orjson)', () => {
   it('whole floats keep their decimal point; ints stay ints', () => {
     expect(serialize(parseStrict('[1.0,1,842.0,100,-0.0,0]'))).toBe('[1.0,1,842.0,100,-0.0,0]');
+  });
+
+  it("whole floats another copy of the module parsed keep theirs too (serve's index, a Next route's serialize)", async () => {
+    vi.resetModules();
+    const other = await import('../../../lib/capture/json-parse');
+    const value = other.parseStrict('{"latency_ttft_ms":537.0,"n":[1.0,2]}');
+    expect((value as { latency_ttft_ms: unknown }).latency_ttft_ms).not.toBeInstanceOf(JsonFloat);
+    expect(serialize(value)).toBe('{"latency_ttft_ms":537.0,"n":[1.0,2]}');
   });
 
   it.each([
