@@ -105,9 +105,11 @@ export const CallColumnsSchema = z.object({
 });
 export type CallColumns = z.infer<typeof CallColumnsSchema>;
 /** The columns of CallColumnsSchema every answer carries (what the others are read with). */
-export const CALL_COLUMNS_ALWAYS: readonly string[] = ['n', 'strings', 't0', 'servers'];
+export const CALL_COLUMNS_ALWAYS: readonly string[] = ['n', 'strings', 't0', 'servers'] satisfies (keyof CallColumns)[];
 /** The columns of CallColumnsSchema a client may ask for by name. */
 export const CALL_COLUMN_NAMES = Object.keys(CallColumnsSchema.shape).filter((k) => !CALL_COLUMNS_ALWAYS.includes(k)) as [string, ...string[]];
+/** GET .../calls' answer: every column, or with `fields` the columns named and the ones every answer carries. */
+export const CallColumnsAnswerSchema = CallColumnsSchema.partial().required({ n: true, strings: true, t0: true, servers: true });
 export const CallColumnsQuerySchema = z
   .object({
     fields: z

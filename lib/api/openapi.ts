@@ -41,7 +41,7 @@ export const API_ROUTES = {
     summary: 'Every call of a rollout as compact columns, without payloads',
     path: [run, rollout],
     query: C.CallColumnsQuerySchema,
-    ok: { description: 'columns', schema: C.CallColumnsSchema },
+    ok: { description: 'columns', schema: C.CallColumnsAnswerSchema },
     errors: true,
   },
   '/api/runs/{run}/rollouts/{rollout}/calls/{call}': { summary: 'One normalized record with its payloads', path: [run, rollout, call], ok: { description: 'call', schema: C.CallSchema }, errors: true },
