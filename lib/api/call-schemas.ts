@@ -1,7 +1,8 @@
 // A call's API shapes: its normalized record (GET .../calls/{call}, and without payloads in a capture's calls), its
 // metadata as the index serves it, and a rollout's calls as compact columns (GET .../calls). No imports from the
-// index: it takes its call row type from here. The browser loads this module (the rollout page parses the columns), so
-// the format's field lists are checked as types only (lib/capture/record.ts would bring the format's parser along).
+// index: it takes its call row type from here. The browser loads this module (through schemas.ts, which the rollouts
+// table parses its pages with), so the format's field lists are checked as types only (lib/capture/record.ts would
+// bring the format's parser along).
 import { z } from 'zod';
 import type { PAYLOAD_FIELDS, RECORD_FIELDS } from '../capture/record';
 
