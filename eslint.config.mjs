@@ -31,7 +31,7 @@ export default tseslint.config(
     // The layers (architecture.md, Layout): the format and the rollout files are pure libraries that the index, the
     // API, the server and the pages build on, never the other way round; the native addon is the index's (it passes
     // the fast scans in: lib/index/scan/).
-    files: ['lib/**/*.{ts,tsx}'],
+    files: ['lib/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}'],
     rules: {
       'import-x/no-restricted-paths': [
         'error',
@@ -52,6 +52,21 @@ export default tseslint.config(
               target: './lib/util',
               from: ['./lib/capture', './lib/rollouts', './lib/index', './lib/view', './lib/api', './lib/server', './lib/cli', './lib/demo', './components', './app'],
               message: 'lib/util holds small shared structures and loaders that depend on no layer.',
+            },
+            {
+              target: './lib/view',
+              from: ['./lib/index', './lib/server', './lib/cli', './components', './app'],
+              message: 'lib/view preparers take their types from lib/api, never from the index.',
+            },
+            {
+              target: ['./lib/api/schemas.ts', './lib/api/call-schemas.ts', './lib/api/compare-schemas.ts', './lib/api/diff-schemas.ts', './lib/api/task-schemas.ts', './lib/api/trajectory-schemas.ts'],
+              from: ['./lib/index', './lib/server', './lib/cli', './components', './app'],
+              message: "The API's schemas are the response types: the index imports them, never the other way round.",
+            },
+            {
+              target: './components',
+              from: ['./lib/index', './lib/server', './lib/cli', './app'],
+              message: 'Components take their types from lib/api; the pages (app/) read the index.',
             },
           ],
         },
