@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function RunsPage() {
   const { index } = await getInstance();
-  const runs = index.listRuns();
+  const runs = await index.listRuns();
   return (
     <>
       <h1 className="mb-4 text-xl font-semibold">Runs</h1>

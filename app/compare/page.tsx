@@ -28,7 +28,7 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
   const ids = [...new Set((first(params.runs) ?? '').split(',').filter(Boolean))];
   const { index } = await getInstance();
   if (ids.length === 0) {
-    const runs = index.listRuns().map((r) => r.id);
+    const runs = (await index.listRuns()).map((r) => r.id);
     return (
       <EmptyState title="Choose runs to compare" className="text-left">
         {runs.length ? <RunPicker runs={runs} /> : 'There are no runs to compare.'}
@@ -38,7 +38,7 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
   if (ids.some((id) => !RunIdSchema.safeParse(id).success)) notFound();
   if (ids.length > MAX_RUNS) return <EmptyState title={`Compare at most ${MAX_RUNS} runs at a time`}>This link names {ids.length}.</EmptyState>;
   const pairBy = first(params.pair_by);
-  const comparison = index.compare(ids, pairBy === 'index' || pairBy === 'task' ? pairBy : undefined);
+  const comparison = await index.compare(ids, pairBy === 'index' || pairBy === 'task' ? pairBy : undefined);
   if (!comparison) notFound();
   const sort = first(params.tasks);
   const taskSort: TaskSort = TASK_SORTS.includes(sort as TaskSort) ? (sort as TaskSort) : 'task';

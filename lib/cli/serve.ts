@@ -138,7 +138,7 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
     return await listenAndServe(instance, paths, host, port, values.token, values.upstream, io);
   } finally {
     await instance.watcher.close();
-    instance.index.close();
+    await instance.index.close();
   }
 }
 
@@ -228,7 +228,7 @@ async function listenAndServe(
 
 /** Captures into the first capture dir found, or else into the first PATH that is a directory (a new run). */
 async function mountCapture(upstream: string, instance: Instance, paths: string[], io: CliIO) {
-  let dir = instance.index.listRuns().find((r) => r.capture_dir)?.capture_dir ?? null;
+  let dir = (await instance.index.listRuns()).find((r) => r.capture_dir)?.capture_dir ?? null;
   for (const p of paths) {
     if (dir) break;
     if (!p.includes('=') && (await fsp.stat(p).catch(() => null))?.isDirectory()) dir = p;
@@ -246,17 +246,18 @@ async function reportProgress(instance: Instance, io: CliIO): Promise<void> {
   io.stderr.write('callscope: indexing...\n');
   const native = nativeScanStatus();
   if (!native.loaded) io.stderr.write(`callscope: capture lines are read by the JavaScript scan (slower): ${native.error}\n`);
-  const ticker = setInterval(() => {
+  const tick = async () => {
     if (instance.index.isClosed) return;
-    const runs = instance.index.listRuns();
+    const runs = await instance.index.listRuns();
     const done = runs.filter((r) => r.progress.state === 'ready' || r.progress.state === 'error').length;
     const sum = (k: 'files_read' | 'bytes_read' | 'lines_read') => runs.reduce((n, r) => n + r.progress[k], 0);
     io.stderr.write(`callscope: indexing: ${done} of ${runs.length} runs done, ${sum('files_read')} files, ${sum('lines_read')} lines, ${(sum('bytes_read') / 1e6).toFixed(1)} MB read\n`);
-  }, PROGRESS_EVERY_MS);
+  };
+  const ticker = setInterval(() => void tick().catch(() => undefined), PROGRESS_EVERY_MS);
   ticker.unref();
   await instance.ready.finally(() => clearInterval(ticker));
   if (instance.index.isClosed) return; // stopped before the pass ended
-  for (const run of instance.index.listRuns()) {
+  for (const run of await instance.index.listRuns()) {
     const p = run.progress;
     const detail = p.state === 'error' ? `error: ${p.error}` : `${run.totals.rollouts} rollouts, ${run.totals.calls} calls`;
     io.stderr.write(`callscope:   ${run.id}: ${detail} (${(p.bytes_read / 1e6).toFixed(1)} MB read)\n`);

@@ -15,14 +15,15 @@ import { CompareCache, compareRuns } from './compare/compare';
 import { TaskCache, taskPage, type TaskPageQuery } from './aggregates/tasks';
 import { bestFirst, bestOf, type AgentTasks } from '../rollouts/task-groups';
 import { taskChanges, type PairBy } from '../rollouts/task-changes';
-import { callBody, callsOfRollout, locateCall, readCaptureCalls, loadRolloutLine, trajectoryPayloads, type CallBody } from './queries/payload';
+import { callBody, callsOfRollout, locateCall, readCaptureCalls, loadRolloutLine, trajectoryPayloads, type CallLocation } from './queries/payload';
 import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
 import { isJsonObject, type JsonObject } from '../capture/json-value';
 import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
 import type { CallSummary } from '../api/call-schemas';
 import type { Compare } from '../api/compare-schemas';
-import type { RolloutDetail, Run } from '../api/schemas';
-import type { TaskDetail, TaskPage } from '../api/task-schemas';
+import type { Run } from '../api/schemas';
+import type { TaskPage } from '../api/task-schemas';
+import type { CallContext, CallDetail, ChangeEvent, FileSpan, IndexReader, IndexRolloutDetail, IndexTaskDetail } from './reader';
 
 /** A pass that changed rollouts in this many batches or more fills their compare figures in the background. */
 const FILL_MIN_BATCHES = 3;
@@ -37,15 +38,12 @@ export interface IndexOptions extends IngestOptions {
 
 type RunProgress = Run['progress'];
 
-export interface ChangeEvent {
-  run: string;
-  rollouts: string[];
-}
+export type { ChangeEvent, IndexRolloutDetail, IndexTaskDetail } from './reader';
 
 /** Compare builds the task groups of runs up to this size itself; larger ones are built in the background. */
 const COMPARE_BUILD_ROWS = 20_000;
 
-export class CallscopeIndex extends EventEmitter {
+export class CallscopeIndex extends EventEmitter implements IndexReader {
   readonly db: Database.Database;
   private runs: (RunSource & { no: number })[] = [];
   private readonly progress = new Map<string, RunProgress>();
@@ -354,7 +352,7 @@ export class CallscopeIndex extends EventEmitter {
    * One call (by model_call_id, or i<call_index>) with its neighbours in call_index order and the previous call
    * of the same model server, for the call page: a few indexed lookups instead of reading every call.
    */
-  callContext(runId: string, key: string, callId: string): { call: CallSummary; total: number; position: number; prev: CallSummary | null; next: CallSummary | null; previousOfServer: CallSummary | null } | null {
+  callContext(runId: string, key: string, callId: string): CallContext | null {
     const row = this.rollout(runId, key);
     const loc = row ? locateCall(this.db, row.pk, callId) : null;
     if (!row || !loc) return null;
@@ -405,7 +403,7 @@ export class CallscopeIndex extends EventEmitter {
   }
 
   /** One call with its payloads: spliced from the capture line, or from the rollout line's trajectory. */
-  async callDetail(runId: string, key: string, callId: string): Promise<CallBody | { kind: 'json'; record: JsonObject } | null> {
+  async callDetail(runId: string, key: string, callId: string): Promise<CallDetail | null> {
     const run = this.runSource(runId);
     const row = this.rollout(runId, key);
     if (!run || !row) return null;
@@ -428,8 +426,20 @@ export class CallscopeIndex extends EventEmitter {
     return { kind: 'json', record };
   }
 
+  /** Where each of a rollout's calls is stored, in call_index order; null for an unknown rollout. */
+  callLocations(runId: string, key: string): CallLocation[] | null {
+    const row = this.rollout(runId, key);
+    return row ? callsOfRollout(this.db, row.pk) : null;
+  }
+
+  /** A call's location by model_call_id or i<call_index>; null for an unknown rollout or call. */
+  callLocation(runId: string, key: string, callId: string): CallLocation | null {
+    const row = this.rollout(runId, key);
+    return row ? locateCall(this.db, row.pk, callId) : null;
+  }
+
   /** The byte span of a call's stored capture line, or null when the call has none. */
-  rawLocation(runId: string, key: string, callId: string): { path: string; start: number; length: number } | null {
+  rawLocation(runId: string, key: string, callId: string): FileSpan | null {
     const row = this.rollout(runId, key);
     if (!row) return null;
     const loc = locateCall(this.db, row.pk, callId);
@@ -438,14 +448,14 @@ export class CallscopeIndex extends EventEmitter {
   }
 
   /** Where a rollout's own line is stored (its rollouts file and byte span); null for a rollout with no line. */
-  lineLocation(runId: string, key: string): { path: string; start: number; length: number } | null {
+  lineLocation(runId: string, key: string): FileSpan | null {
     const row = this.rollout(runId, key);
     return row ? this.lineSpan(row.pk) : null;
   }
 
   private lineSpanQuery?: Database.Statement;
 
-  private lineSpan(pk: number): { path: string; start: number; length: number } | null {
+  private lineSpan(pk: number): FileSpan | null {
     // Prepared once: the rollout page, the line route and the detail each ask.
     this.lineSpanQuery ??= this.db.prepare('SELECT f.path, r.line_offset, r.line_length FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.pk = ?');
     const r = this.lineSpanQuery.get(pk) as
@@ -519,7 +529,7 @@ export class CallscopeIndex extends EventEmitter {
    * one's requested tool calls, and the sidecar's failure rows of the task. Null when the run or the task is unknown.
    * `groups`: the run's groups when the caller has them already (one build per request while a pass runs).
    */
-  task(runId: string, agent: string, taskIndex: number, groups = this.taskGroups(runId)): IndexTaskDetail | null {
+  task(runId: string, agent: string, taskIndex: number, groups: AgentTasks[] | null = this.taskGroups(runId)): IndexTaskDetail | null {
     const run = this.runSource(runId);
     const group = groups?.find((a) => (a.agent ?? '') === agent)?.tasks.find((t) => t.task_index === taskIndex);
     if (!run || !group) return null;
@@ -581,17 +591,3 @@ const toCallSummary = (r: never[]): CallSummary => ({
   finish_reason: r[7], started_at: r[8], completed_at: r[9], tokens_in: r[10], tokens_out: r[11], tokens_reasoning: r[12],
   tokens_total: r[13], cached_tokens: r[14], cache_creation_tokens: r[15], cache_hit: r[16], latency_ms: r[17], ttft_ms: r[18], tool_calls: r[19],
 });
-
-/** A task as GET /api/runs/{run}/tasks/{task} answers it, its rollouts still index rows (lib/api/present.ts presents them). */
-export type IndexTaskDetail = Omit<TaskDetail, 'rollouts'> & {
-  /** Best to worst; `tool_calls_requested` is the sum of the tool calls its captured responses asked for (null without calls). */
-  rollouts: (RolloutRow & { tool_calls_requested: number | null })[];
-};
-
-/** A rollout as GET /api/runs/{run}/rollouts/{rollout} answers it, before presentation: its index row, and the capture as the format's values. */
-export type IndexRolloutDetail = Omit<RolloutDetail, 'rollout' | 'capture' | 'attachment'> & {
-  rollout: RolloutRow;
-  capture: JsonObject | null;
-  /** The rollout line's own attachment, when it disagrees with the capture dir. */
-  attachment: JsonObject | null;
-};

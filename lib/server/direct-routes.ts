@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Answer } from '../api/answer';
 import type { CallPathParams } from '../api/endpoints/call-params';
-import type { CallscopeIndex } from '../index/callscope-index';
+import type { IndexReader } from '../index/reader';
 import { writeAnswer } from './node-answer';
 
 const api = () =>
@@ -24,7 +24,7 @@ export function warmDirectRoutes(): void {
   void api();
 }
 
-type Route = (index: CallscopeIndex, m: RegExpExecArray, url: URL) => Promise<Answer>;
+type Route = (index: IndexReader, m: RegExpExecArray, url: URL) => Promise<Answer>;
 
 const callParams = (m: RegExpExecArray): CallPathParams => ({ run: segment(m[1]), rollout: segment(m[2]), call: segment(m[3]) });
 
@@ -43,7 +43,7 @@ function segment(s: string): string {
 }
 
 /** Returns a handler that answers its routes and returns true, or returns false for anything else. */
-export function makeDirectRoutes(index: CallscopeIndex): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function makeDirectRoutes(index: IndexReader): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const url = new URL(req.url ?? '/', 'http://local');

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { parsePathSpec } from '../index/sources/discovery';
 import { CallscopeIndex } from '../index/callscope-index';
 import { IndexWatcher, type WatcherOptions } from '../index/sources/watcher';
+import type { IndexReader } from '../index/reader';
 
 export interface Instance {
-  index: CallscopeIndex;
+  index: IndexReader;
   watcher: IndexWatcher;
   /** Resolves when the first full ingest is done (pages answer before that, with progress). */
   ready: Promise<void>;

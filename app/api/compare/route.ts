@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 export const GET = handle(async (req: NextRequest) => {
   const { runs, pair_by } = CompareQuerySchema.parse({ runs: req.nextUrl.searchParams.get('runs') ?? '', pair_by: req.nextUrl.searchParams.get('pair_by') ?? undefined });
   const { index } = await getInstance();
-  const comparison = index.compare(runs, pair_by);
+  const comparison = await index.compare(runs, pair_by);
   if (!comparison) throw notFound(`one of the runs '${runs.join(',')}'`);
   return NextResponse.json(comparison);
 });

@@ -5,4 +5,4 @@ import { getInstance } from '@/lib/server/instance';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = handle(async () => webResponse(runsEndpoint((await getInstance()).index)));
+export const GET = handle(async () => webResponse(await runsEndpoint((await getInstance()).index)));

@@ -25,11 +25,11 @@ export default async function RunPage({ params, searchParams }: Props) {
   const id = (await params).run;
   if (!RunIdSchema.safeParse(id).success) notFound();
   const { index } = await getInstance();
-  if (!index.runSource(id)) notFound();
-  const run = index.listRuns().find((r) => r.id === id);
+  if (!(await index.runSource(id))) notFound();
+  const run = (await index.listRuns()).find((r) => r.id === id);
   if (!run) notFound();
   const { view, ignored } = parseRolloutView(await searchParams);
-  const page = index.listRollouts(run.id, { ...view, limit: FIRST_PAGE });
+  const page = await index.listRollouts(run.id, { ...view, limit: FIRST_PAGE });
   if (!page) notFound();
   const profile = run.reward_profile_file ? await readTaskProfile(run.reward_profile_file) : null;
   return (

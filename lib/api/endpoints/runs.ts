@@ -1,7 +1,7 @@
 // GET /api/runs: every run with its counts, totals and indexing progress.
-import type { CallscopeIndex } from '../../index/callscope-index';
+import type { IndexReader } from '../../index/reader';
 import { jsonAnswer, type Answer } from '../answer';
 
-export function runsEndpoint(index: CallscopeIndex): Answer {
-  return jsonAnswer(JSON.stringify({ runs: index.listRuns() }));
+export async function runsEndpoint(index: IndexReader): Promise<Answer> {
+  return jsonAnswer(JSON.stringify({ runs: await index.listRuns() }));
 }

@@ -13,8 +13,8 @@ import type { JsonObject, JsonValue } from '../../capture/json-value';
 import { serialize } from '../../capture/json-serialize';
 import { diffPair, diffRollouts, type DiffCall, type DiffSide, type PairSummary } from '../../rollouts/diff';
 import type { CallPayload } from '../../rollouts/diff-shape';
-import type { CallscopeIndex } from '../callscope-index';
-import { callsOfRollout, locateCall, loadRolloutLine, trajectoryPayloads, type CallLocation } from '../queries/payload';
+import type { IndexReader } from '../reader';
+import { loadRolloutLine, trajectoryPayloads, type CallLocation } from '../queries/payload';
 import type { RolloutRow } from '../queries/rollouts';
 import { alignTools, toolsById } from '../../rollouts/diff-tools';
 import { rolloutTrajectory } from '../queries/trajectory';
@@ -35,9 +35,8 @@ const cache = (): Cached[] => ((globalThis as { [CACHE]?: Cached[] })[CACHE] ??=
 const versionOf = (r: RolloutRow) => [r.pk, r.num_calls, r.tokens_total, r.latency_sum, r.errors, r.unreadable, r.marker, r.line_no].join('|');
 
 /** The pairs of two rollouts (every pair, as summaries), or null when either is unknown. */
-export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: RolloutRef): Promise<Diff | null> {
-  const ra = index.rollout(a.run, a.rollout);
-  const rb = index.rollout(b.run, b.rollout);
+export async function rolloutDiff(index: IndexReader, a: RolloutRef, b: RolloutRef): Promise<Diff | null> {
+  const [ra, rb] = await Promise.all([index.rollout(a.run, a.rollout), index.rollout(b.run, b.rollout)]);
   if (!ra || !rb) return null;
   const key = `${a.run}/${a.rollout}\u0000${versionOf(ra)}\u0000${b.run}/${b.rollout}\u0000${versionOf(rb)}`;
   const hit = cache().find((c) => c.key === key);
@@ -52,7 +51,7 @@ export async function rolloutDiff(index: CallscopeIndex, a: RolloutRef, b: Rollo
 }
 
 /** Each pair's tool calls, from the two trajectories (when either rollout has one). */
-async function addTools(index: CallscopeIndex, body: Diff, [a, ra]: [RolloutRef, RolloutRow], [b, rb]: [RolloutRef, RolloutRow]): Promise<void> {
+async function addTools(index: IndexReader, body: Diff, [a, ra]: [RolloutRef, RolloutRow], [b, rb]: [RolloutRef, RolloutRow]): Promise<void> {
   if (ra.trajectory_source === null && rb.trajectory_source === null) return;
   const [ta, tb] = await Promise.all([rolloutTrajectory(index, a.run, a.rollout, { includePayloads: false }), rolloutTrajectory(index, b.run, b.rollout, { includePayloads: false })]);
   const toolsA = toolsById((ta?.trajectory ?? null) as JsonObject | null);
@@ -62,7 +61,7 @@ async function addTools(index: CallscopeIndex, body: Diff, [a, ra]: [RolloutRef,
 }
 
 /** One pair with its full request and response diffs; null when either rollout, or the pair, is unknown. */
-export async function rolloutDiffPair(index: CallscopeIndex, a: RolloutRef, b: RolloutRef, pair: number): Promise<Diff | null> {
+export async function rolloutDiffPair(index: IndexReader, a: RolloutRef, b: RolloutRef, pair: number): Promise<Diff | null> {
   const body = await rolloutDiff(index, a, b);
   const p = body?.pairs[pair];
   if (!body || !p) return null;
@@ -71,19 +70,18 @@ export async function rolloutDiffPair(index: CallscopeIndex, a: RolloutRef, b: R
   return { ...body, pairs: [full], pair };
 }
 
-async function onePayload(index: CallscopeIndex, ref: RolloutRef, info: DiffSideInfo, callIndex: number | null): Promise<CallPayload | null> {
+async function onePayload(index: IndexReader, ref: RolloutRef, info: DiffSideInfo, callIndex: number | null): Promise<CallPayload | null> {
   if (callIndex === null) return null;
-  const row = index.rollout(ref.run, ref.rollout);
+  const row = await index.rollout(ref.run, ref.rollout);
   if (!row) return null;
   if (info.source === 'line') return (await lineSide(index, ref, row)).side.payloads[0] ?? null;
-  const loc = locateCall(index.db, row.pk, `i${callIndex}`);
+  const loc = await index.callLocation(ref.run, ref.rollout, `i${callIndex}`);
   if (!loc) return null;
-  const dialect = index.db.prepare('SELECT dialect FROM calls WHERE rollout_pk = ? AND call_index = ?').pluck().get(row.pk, callIndex) as string | null;
-  return (await payloadsOf(index, ref, row, [loc], [dialect]))[0] ?? null;
+  return (await payloadsOf(index, ref, row, [loc], [loc.dialect]))[0] ?? null;
 }
 
-async function readSide(index: CallscopeIndex, ref: RolloutRef, row: RolloutRow): Promise<{ info: DiffSideInfo; side: DiffSide }> {
-  const rows = index.rolloutCalls(ref.run, ref.rollout) ?? [];
+async function readSide(index: IndexReader, ref: RolloutRef, row: RolloutRow): Promise<{ info: DiffSideInfo; side: DiffSide }> {
+  const rows = (await index.rolloutCalls(ref.run, ref.rollout)) ?? [];
   if (rows.length === 0) return lineSide(index, ref, row);
   const calls: DiffCall[] = rows.map((c) => ({
     call_index: c.call_index,
@@ -92,7 +90,7 @@ async function readSide(index: CallscopeIndex, ref: RolloutRef, row: RolloutRow)
     tokens_total: c.tokens_total,
     latency_ms: c.latency_ms,
   }));
-  const payloads = await payloadsOf(index, ref, row, callsOfRollout(index.db, row.pk), rows.map((c) => c.dialect));
+  const payloads = await payloadsOf(index, ref, row, (await index.callLocations(ref.run, ref.rollout)) ?? [], rows.map((c) => c.dialect));
   const source = row.source === 'attachment' ? 'attachment' : 'capture';
   return { info: { ...ref, source, calls: calls.length, reward: row.reward, task_index: row.task_index }, side: { calls, payloads } };
 }
@@ -106,7 +104,7 @@ const bytesOf = (v: JsonValue | undefined): Buffer | null => {
   }
 };
 
-async function lineSide(index: CallscopeIndex, ref: RolloutRef, row: RolloutRow): Promise<{ info: DiffSideInfo; side: DiffSide }> {
+async function lineSide(index: IndexReader, ref: RolloutRef, row: RolloutRow): Promise<{ info: DiffSideInfo; side: DiffSide }> {
   const line = await lineOf(index, ref);
   const info: DiffSideInfo = { ...ref, source: line ? 'line' : 'none', calls: 0, reward: row.reward, task_index: row.task_index };
   if (!line) return { info, side: { calls: [], payloads: [] } };
@@ -114,8 +112,8 @@ async function lineSide(index: CallscopeIndex, ref: RolloutRef, row: RolloutRow)
   return { info, side: { calls: [call], payloads: [{ request: bytesOf(line.responses_create_params), response: bytesOf(line.response), dialect: 'responses' }] } };
 }
 
-async function lineOf(index: CallscopeIndex, ref: RolloutRef): Promise<JsonObject | null> {
-  const span = index.lineLocation(ref.run, ref.rollout);
+async function lineOf(index: IndexReader, ref: RolloutRef): Promise<JsonObject | null> {
+  const span = await index.lineLocation(ref.run, ref.rollout);
   if (!span) return null;
   try {
     return await loadRolloutLine(span.path, span.start, span.length);
@@ -125,7 +123,7 @@ async function lineOf(index: CallscopeIndex, ref: RolloutRef): Promise<JsonObjec
 }
 
 /** Each location's request and response bytes, in the given order. */
-async function payloadsOf(index: CallscopeIndex, ref: RolloutRef, row: RolloutRow, locs: CallLocation[], dialects: (string | null)[]): Promise<CallPayload[]> {
+async function payloadsOf(index: IndexReader, ref: RolloutRef, row: RolloutRow, locs: CallLocation[], dialects: (string | null)[]): Promise<CallPayload[]> {
   const out: CallPayload[] = locs.map((_, i) => ({ request: null, response: null, dialect: dialects[i] ?? null }));
   const byPath = new Map<string, number[]>();
   locs.forEach((l, i) => {

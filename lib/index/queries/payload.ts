@@ -26,11 +26,12 @@ export interface CallLocation {
   resp_off: number | null;
   resp_len: number | null;
   model: string | null;
+  dialect: string | null;
 }
 
 // Offsets are stored relative to the line's start (smaller rows); callers get them absolute.
 const LOCATION_SQL = `SELECT c.rollout_pk, c.call_index, ${callIdSql('c.model_call_id')} AS model_call_id, f.path, f.kind, c.line_offset, c.line_length,
-  c.line_offset + c.req_off AS req_off, c.req_len, c.line_offset + c.resp_off AS resp_off, c.resp_len, c.model
+  c.line_offset + c.req_off AS req_off, c.req_len, c.line_offset + c.resp_off AS resp_off, c.resp_len, c.model, c.dialect
   FROM calls c JOIN files f ON f.id = c.file_id`;
 
 /** A call by `model_call_id`, or `i<call_index>` for a line without one. */

@@ -6,7 +6,7 @@ import { agreement, type AgreementReport, type AggregateFile } from '../../rollo
 import { readAggregateMetrics } from '../aggregates/metrics-file';
 import type { Run } from '../../api/schemas';
 import type { TaskPage } from '../../api/task-schemas';
-import type { CallscopeIndex, IndexTaskDetail } from '../callscope-index';
+import type { IndexReader, IndexTaskDetail } from '../reader';
 import { taskPage, type TaskPageQuery } from '../aggregates/tasks';
 
 /** Tasks shown per agent when a file mixes agents (each links to all of its tasks). */
@@ -29,10 +29,10 @@ export interface TasksPageData {
 }
 
 /** Null for an unknown run. `perPage`: the tasks of one agent's page. */
-export async function loadTasksPage(index: CallscopeIndex, runId: string, view: TasksView, open: number | null, perPage: number): Promise<TasksPageData | null> {
-  const run = index.listRuns().find((r) => r.id === runId);
+export async function loadTasksPage(index: IndexReader, runId: string, view: TasksView, open: number | null, perPage: number): Promise<TasksPageData | null> {
+  const run = (await index.listRuns()).find((r) => r.id === runId);
   if (!run) return null;
-  const agents = index.taskGroups(run.id) ?? [];
+  const agents = (await index.taskGroups(run.id)) ?? [];
   const multiple = agents.length > 1 && view.agent === undefined;
   let cursorIgnored = false;
   const pageOf = (q: TasksView, limit: number) => {
@@ -53,6 +53,6 @@ export async function loadTasksPage(index: CallscopeIndex, runId: string, view: 
   const reports = aggregate?.ok ? aggregate.agents.map((a) => agreement(a, agents.find((g) => g.agent === a.agent))) : [];
   const rolloutsMtimeMs = run.rollouts_file ? ((await fsp.stat(run.rollouts_file).catch(() => null))?.mtimeMs ?? null) : null;
   const openAgent = view.agent ?? agents[0]?.agent ?? '';
-  const detail = open !== null ? index.task(run.id, openAgent, open, agents) : null;
+  const detail = open !== null ? await index.task(run.id, openAgent, open, agents) : null;
   return { run, multiple, sections, cursorIgnored, openAgent, detail, aggregate, reports, rolloutsMtimeMs };
 }

@@ -9,7 +9,7 @@ import { collectRolloutLine, projectLine } from '../../rollouts/collect-line';
 import { TRAJECTORY_KEYS } from '../../rollouts/collector';
 import { validateBundle } from '../../rollouts/observations';
 import { validateTrajectory } from '../../rollouts/trajectory-model';
-import type { CallscopeIndex } from '../callscope-index';
+import type { IndexReader } from '../reader';
 import { loadRolloutLine } from './payload';
 
 export interface TrajectoryOptions {
@@ -26,11 +26,11 @@ const CACHE = Symbol.for('callscope.trajectoryCache');
 const cache = (): Map<string, TrajectoryResponse> => ((globalThis as { [CACHE]?: Map<string, TrajectoryResponse> })[CACHE] ??= new Map());
 
 /** Null for an unknown run or rollout. The answer may be shared: do not change it. */
-export async function rolloutTrajectory(index: CallscopeIndex, runId: string, key: string, opts: TrajectoryOptions): Promise<TrajectoryResponse | null> {
-  const run = index.runSource(runId);
-  const row = index.rollout(runId, key);
+export async function rolloutTrajectory(index: IndexReader, runId: string, key: string, opts: TrajectoryOptions): Promise<TrajectoryResponse | null> {
+  const run = await index.runSource(runId);
+  const row = await index.rollout(runId, key);
   if (!run || !row) return null;
-  const span = index.lineLocation(runId, key);
+  const span = await index.lineLocation(runId, key);
   if (opts.includePayloads) return compute(run.captureDir, row.rollout_id, span, opts);
   const stamp = [runId, key, span?.path, span?.start, span?.length, row.num_calls, row.tokens_total, row.latency_sum, row.errors, row.marker, row.unreadable].join('\u0000');
   const kept = cache();

@@ -13,8 +13,8 @@ export const dynamic = 'force-dynamic';
 export const GET = handle(async (req: NextRequest) => {
   const { runs, limit } = PointsQuerySchema.parse(Object.fromEntries(req.nextUrl.searchParams));
   const { index } = await getInstance();
-  const out = [...new Set(runs)].map((run) => {
-    const page = index.listRollouts(run, { sort: 'rollout', order: 'asc', limit });
+  const out = await Promise.all([...new Set(runs)].map(async (run) => {
+    const page = await index.listRollouts(run, { sort: 'rollout', order: 'asc', limit });
     if (!page) throw notFound(`run '${run}'`);
     return {
       run,
@@ -24,6 +24,6 @@ export const GET = handle(async (req: NextRequest) => {
       tokens_total: page.rollouts.map((r) => shownTokens({ ...r, response_usage: responseUsage(r) }, r.num_calls, 'tokens_total').value),
       reward: page.rollouts.map((r) => r.reward),
     };
-  });
+  }));
   return NextResponse.json({ runs: out } satisfies Points);
 });

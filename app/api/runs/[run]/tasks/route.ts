@@ -13,7 +13,7 @@ export const GET = handle(async (req: NextRequest, ctx: { params: Promise<{ run:
   const { index } = await getInstance();
   let page;
   try {
-    page = index.tasks(run, query);
+    page = await index.tasks(run, query);
   } catch (err) {
     if (isCursorError(err)) throw new ApiError('bad_request', `cursor: ${(err as Error).message}`);
     throw err;

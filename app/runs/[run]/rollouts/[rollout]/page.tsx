@@ -24,16 +24,16 @@ export default async function RolloutPage({ params }: Props) {
   const { run, rollout } = await params;
   if (!RunIdSchema.safeParse(run).success || !RolloutKeySchema.safeParse(rollout).success) notFound();
   const { index } = await getInstance();
-  const row = index.rollout(run, rollout);
-  const attempts = row ? index.rolloutAttempts(run, rollout) : null;
+  const row = await index.rollout(run, rollout);
+  const attempts = row ? await index.rolloutAttempts(run, rollout) : null;
   if (!row || !attempts) notFound();
   const r = presentRollout(row);
-  const line = index.lineLocation(run, rollout);
+  const line = await index.lineLocation(run, rollout);
   const agent = showsAgent(r.trajectory);
   const version = rolloutVersion(row);
   return (
     <div className="space-y-5">
-      <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} best={index.bestOfTask(run, rollout)} />
+      <RolloutHeader run={run} r={r} attached={{ calls: row.attached_calls, tokensTotal: row.attached_tokens_total }} best={await index.bestOfTask(run, rollout)} />
       <AttemptLinks run={run} attempts={attempts} />
       {line && row.num_calls === 0 ? <RolloutConversation run={run} rollout={rollout} openAtOnce /> : null}
       <GapList gaps={r.gaps} source={r.source} calls={r.num_calls} rolloutId={r.rollout_id} />

@@ -13,8 +13,8 @@ export const GET = handle(async (req: NextRequest, ctx: { params: Promise<{ run:
   const task = TaskIndexSchema.parse(params.task);
   const { agent } = TaskDetailQuerySchema.parse(Object.fromEntries(req.nextUrl.searchParams));
   const { index } = await getInstance();
-  const groups = index.taskGroups(run); // once: while a pass runs, each read builds them anew
-  const detail = index.task(run, agent ?? groups?.[0]?.agent ?? '', task, groups);
+  const groups = await index.taskGroups(run); // once: while a pass runs, each read builds them anew
+  const detail = await index.task(run, agent ?? groups?.[0]?.agent ?? '', task, groups);
   if (!detail) throw notFound(`task ${task} of run '${run}'`);
   return NextResponse.json(presentTaskDetail(detail));
 });

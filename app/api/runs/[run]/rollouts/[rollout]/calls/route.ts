@@ -23,13 +23,13 @@ export const GET = handle(async (req: NextRequest, ctx: { params: Promise<{ run:
   const rollout = RolloutKeySchema.parse(params.rollout);
   const { fields } = CallColumnsQuerySchema.parse(Object.fromEntries(req.nextUrl.searchParams));
   const { index } = await getInstance();
-  const row = index.rollout(run, rollout);
+  const row = await index.rollout(run, rollout);
   if (!row) throw notFound(`rollout '${rollout}' of run '${run}'`);
   const key = `${run}/${rollout}`;
   const stamp = rolloutVersion(row);
   let hit = cache.get(key);
   if (hit?.stamp !== stamp) {
-    hit = { stamp, texts: columnTexts(toCallColumns(index.rolloutCalls(run, rollout) ?? [])) };
+    hit = { stamp, texts: columnTexts(toCallColumns((await index.rolloutCalls(run, rollout)) ?? [])) };
     cache.delete(key);
     cache.set(key, hit);
     if (cache.size > KEPT) cache.delete(cache.keys().next().value!);

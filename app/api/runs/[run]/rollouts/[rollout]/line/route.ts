@@ -13,7 +13,7 @@ export const GET = handle(async (req: Request, ctx: { params: Promise<{ run: str
   const run = RunIdSchema.parse(params.run);
   const rollout = RolloutKeySchema.parse(params.rollout);
   const { index } = await getInstance();
-  const span = index.lineLocation(run, rollout);
+  const span = await index.lineLocation(run, rollout);
   const what = `rollout line of '${rollout}'`;
   if (!span) throw notFound(what);
   return webResponse(await spanAnswer(span, what, new URL(req.url).searchParams.get('download') !== null ? `${rollout}.rollout.jsonl` : null));

@@ -23,7 +23,7 @@ export default async function CallPage({ params }: Props) {
   const { run, rollout, call } = await params;
   if (![RunIdSchema.safeParse(run), RolloutKeySchema.safeParse(rollout), CallIdSchema.safeParse(call)].every((r) => r.success)) notFound();
   const { index } = await getInstance();
-  const ctx = index.callContext(run, rollout, call);
+  const ctx = await index.callContext(run, rollout, call);
   if (!ctx) notFound();
   const href = (c: CallSummary | null) => (c ? callHref(run, rollout, ref(c)) : null);
   const same = ctx.previousOfServer;
@@ -33,7 +33,7 @@ export default async function CallPage({ params }: Props) {
       <Suspense fallback={<p className="text-sm text-muted">Loading…</p>}>
         <CallView
           apiHref={callApiHref(run, rollout, ref(ctx.call))}
-          stored={index.rawLocation(run, rollout, call) !== null}
+          stored={(await index.rawLocation(run, rollout, call)) !== null}
           prevHref={href(ctx.prev)}
           nextHref={href(ctx.next)}
           compare={same ? { href: callHref(run, rollout, ref(same)), apiHref: callApiHref(run, rollout, ref(same)), callIndex: same.call_index } : null}
