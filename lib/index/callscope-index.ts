@@ -14,11 +14,9 @@ import { ROLLOUT_INDEXES, dropRolloutIndexes, migrate } from './schema';
 import { CompareCache, compareRuns } from './compare/compare';
 import { TaskCache, taskPage, type TaskPageQuery } from './aggregates/tasks';
 import { bestFirst, bestOf, type AgentTasks } from '../rollouts/task-groups';
-import { taskChanges, type PairBy } from '../rollouts/task-changes';
-import { callBody, callsOfRollout, locateCall, readCaptureCalls, loadRolloutLine, trajectoryPayloads, type CallLocation } from './queries/payload';
-import { attachmentCall, buildAttachment, type Gap } from '../capture/attachment';
-import { isJsonObject, type JsonObject } from '../capture/json-value';
-import { RECORD_FIELDS, type ModelCallRecord } from '../capture/record';
+import type { PairBy } from '../rollouts/task-changes';
+import { callsOfRollout, locateCall, type CallLocation } from './queries/payload';
+import { callDetailOf, rolloutDetailOf, withTaskParts } from './queries/rollout-detail';
 import type { CallSummary } from '../api/call-schemas';
 import type { Compare } from '../api/compare-schemas';
 import type { Run } from '../api/schemas';
@@ -317,25 +315,7 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
     const run = this.runSource(runId);
     const row = this.rollout(runId, key);
     if (!run || !row) return null;
-    const line = row.line_no !== null ? await this.rolloutLine(row.pk) : null;
-    const stored = line && isJsonObject(line.ng_model_call_capture) ? line.ng_model_call_capture : null;
-    let capture: JsonObject | null = null;
-    if (run.captureDir && row.rollout_id !== null) {
-      // (A line without a derivable rollout id gets no attachment from NeMo Gym's merge: §5.1 step 1.)
-      const records = await readCaptureCalls(callsOfRollout(this.db, row.pk));
-      const gaps = JSON.parse(row.gaps ?? '[]') as Gap[];
-      capture = buildAttachment(row.rollout_id, { captureDir: run.captureDir, records, gaps, problems: [] }, false);
-    } else if (stored) {
-      capture = { ...stored, calls: (Array.isArray(stored.calls) ? stored.calls.filter(isJsonObject) : []).map((c) => attachmentCall(c, false)) };
-    }
-    const attempts = this.attemptsOf(run.no, row);
-    return {
-      run: runId,
-      rollout: row,
-      capture,
-      attachment: run.captureDir && row.mismatch ? stored : null,
-      attempts,
-    };
+    return rolloutDetailOf(runId, run, row, this.lineSpan(row.pk), () => callsOfRollout(this.db, row.pk), this.attemptsOf(run.no, row));
   }
 
   /**
@@ -404,26 +384,9 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
 
   /** One call with its payloads: spliced from the capture line, or from the rollout line's trajectory. */
   async callDetail(runId: string, key: string, callId: string): Promise<CallDetail | null> {
-    const run = this.runSource(runId);
     const row = this.rollout(runId, key);
-    if (!run || !row) return null;
-    const loc = locateCall(this.db, row.pk, callId);
-    if (!loc) return null;
-    if (loc.kind === 'capture') return callBody(loc);
-    const line = await this.rolloutLine(row.pk);
-    const stored = line && isJsonObject(line.ng_model_call_capture) && Array.isArray(line.ng_model_call_capture.calls) ? line.ng_model_call_capture.calls : [];
-    const call = stored.filter(isJsonObject).find((c) => c.call_index === loc.call_index);
-    if (!call || !line) return null;
-    const payloads = trajectoryPayloads(line, typeof call.model_call_id === 'string' ? call.model_call_id : null);
-    const record: ModelCallRecord = {};
-    for (const f of RECORD_FIELDS) record[f] = call[f] ?? null;
-    if (payloads) {
-      record.request = isJsonObject(payloads.request) ? payloads.request : null;
-      record.response = isJsonObject(payloads.response) ? payloads.response : null;
-      if (typeof payloads.request === 'string') record.request_raw = payloads.request;
-      if (typeof payloads.response === 'string') record.response_raw = payloads.response;
-    }
-    return { kind: 'json', record };
+    const loc = row ? locateCall(this.db, row.pk, callId) : null;
+    return row && loc ? callDetailOf(loc, () => this.lineSpan(row.pk)) : null;
   }
 
   /** Where each of a rollout's calls is stored, in call_index order; null for an unknown rollout. */
@@ -559,26 +522,7 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;
     const comparison = compareRuns(this.db, runs.map((r) => ({ id: r!.id, no: r!.no, inputsFile: r!.inputsFile ?? null })), this.compareCache);
-    const groups = runs.map((r) => this.groupsForCompare(r!));
-    const pass = groups.map((agents, i) => ({ run: runIds[i], pending: agents === null, agents: (agents ?? []).map((a) => ({ agent: a.agent, max_k: a.max_k, tasks: a.tasks.length, metrics: a.metrics })) }));
-    let changes: Compare['task_changes'] = null;
-    const [ga, gb] = groups;
-    if (ga && gb && ga.length && gb.length) {
-      const a = ga.find((x) => gb.some((y) => y.agent === x.agent)) ?? ga[0];
-      const b = gb.find((y) => y.agent === a.agent) ?? gb[0];
-      changes = { ...taskChanges(a, b, pairBy ?? (comparison.task_relation.same ? 'index' : 'task')), agent_a: a.agent, agent_b: b.agent };
-    }
-    return { ...comparison, pass_at_k: pass, task_changes: changes };
-  }
-
-  private async rolloutLine(pk: number): Promise<JsonObject | null> {
-    const span = this.lineSpan(pk);
-    if (!span) return null;
-    try {
-      return await loadRolloutLine(span.path, span.start, span.length);
-    } catch {
-      return null;
-    }
+    return withTaskParts(comparison, runIds, runs.map((r) => this.groupsForCompare(r!)), pairBy);
   }
 }
 

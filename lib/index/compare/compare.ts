@@ -18,7 +18,7 @@ import type { Compare, Distribution, TaskPair } from '../../api/compare-schemas'
 export type { CompareRun, TaskRelation } from './task-relation';
 
 export const QUANTILES = [0.05, 0.25, 0.5, 0.75, 0.95] as const;
-const PERCENTILES = [0.5, 0.9, 0.99] as const;
+export const PERCENTILES = [0.5, 0.9, 0.99] as const;
 
 /** Nearest-rank quantiles of a sorted array; null when empty. */
 export function quantiles(sorted: number[], qs: readonly number[]): (number | null)[] {
@@ -30,14 +30,14 @@ export type Comparison = Omit<Compare, 'pass_at_k' | 'task_changes'>;
 export type RunComparison = Comparison['runs'][number];
 type RunCallStats = RunComparison['calls'];
 
-interface TaskMeans {
+export interface TaskMeans {
   t: number;
   n: number;
   tok: number | null;
   rew: number | null;
 }
 
-interface RunFigures {
+export interface RunFigures {
   comparison: Omit<RunComparison, 'run'>;
   tasks: TaskMeans[];
 }
@@ -467,7 +467,7 @@ function distributionOfSorted(arrays: Float64Array[]): Distribution {
   return { count, mean: count ? sum / count : null, quantiles: percentilesOfSorted(arrays, QUANTILES) };
 }
 
-const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+export const byName = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 
 function addCounts(into: Map<string, number>, from: [string, number][]): void {
   for (const [k, n] of from) into.set(k, (into.get(k) ?? 0) + n);
@@ -532,7 +532,11 @@ function mergeFigures(totals: RunTotals, batches: Batch[]): RunFigures {
 export function compareRuns(db: Database.Database, runs: CompareRun[], cache: CompareCache): Comparison {
   const figures = runs.map((run) => cache.figures(db, run.no));
   const shared = sharedTasks(figures.map((f) => f.tasks));
-  const relation = taskRelation(db, runs, shared);
+  return comparisonOf(runs, figures, shared, taskRelation(db, runs, shared));
+}
+
+/** The comparison from each run's figures, their shared task indices (sharedTasks) and the runs' task relation. */
+export function comparisonOf(runs: CompareRun[], figures: RunFigures[], shared: number[], relation: Comparison['task_relation']): Comparison {
   return {
     quantiles: [...QUANTILES],
     percentiles: [...PERCENTILES],
@@ -542,7 +546,8 @@ export function compareRuns(db: Database.Database, runs: CompareRun[], cache: Co
   };
 }
 
-function sharedTasks(runs: TaskMeans[][]): number[] {
+/** The task indices every run has, in the first run's order, ascending. */
+export function sharedTasks(runs: TaskMeans[][]): number[] {
   if (runs.length < 2) return [];
   const sets = runs.map((tasks) => new Set(tasks.map((r) => r.t)));
   return runs[0].map((r) => r.t).filter((t) => sets.every((s) => s.has(t))).sort((a, b) => a - b);

@@ -23,16 +23,29 @@ export const TASKS_SAMPLED = 256;
 
 const quoted = (v: string | null) => (v === null ? 'unnamed' : JSON.stringify(v.length > 80 ? v.slice(0, 79) + '…' : v));
 
+/** The shared task indices whose names are compared (at most TASKS_SAMPLED, evenly spread). */
+export function taskSample(shared: number[]): number[] {
+  const step = Math.max(1, shared.length / TASKS_SAMPLED);
+  return [...new Set(Array.from({ length: Math.min(shared.length, TASKS_SAMPLED) }, (_, i) => shared[Math.floor(i * step)]))];
+}
+
 /** The same-task decision (see the header): names at the shared indices first, then the inputs files. */
 export function taskRelation(db: Database.Database, runs: CompareRun[], shared: number[]): TaskRelation {
-  if (runs.length < 2) return { same: false, basis: null, reason: 'Pairing needs two or more runs.' };
-  if (shared.length === 0) return { same: false, basis: null, reason: 'These runs share no task indices.' };
-  const step = Math.max(1, shared.length / TASKS_SAMPLED);
-  const sample = [...new Set(Array.from({ length: Math.min(shared.length, TASKS_SAMPLED) }, (_, i) => shared[Math.floor(i * step)]))];
+  if (runs.length < 2 || shared.length === 0) return relationOf(runs, shared, [], []);
+  const sample = taskSample(shared);
   const names = db.prepare(
     'SELECT task_index, MIN(task) FROM rollouts WHERE run_no = ? AND task_index IN (SELECT value FROM json_each(?)) GROUP BY task_index',
   );
-  const byRun = runs.map((r) => new Map(names.raw().all(r.no, JSON.stringify(sample)) as [number, string | null][]));
+  return relationOf(runs, shared, sample, runs.map((r) => new Map(names.raw().all(r.no, JSON.stringify(sample)) as [number, string | null][])));
+}
+
+/**
+ * The decision from each run's task names at the sampled indices (`byRun[i]`: task index to the smallest name of
+ * run i's rollouts there, null or absent when none is named), whichever index they were read from.
+ */
+export function relationOf(runs: CompareRun[], shared: number[], sample: number[], byRun: Map<number, string | null>[]): TaskRelation {
+  if (runs.length < 2) return { same: false, basis: null, reason: 'Pairing needs two or more runs.' };
+  if (shared.length === 0) return { same: false, basis: null, reason: 'These runs share no task indices.' };
   let compared = 0;
   for (const t of sample) {
     const values = byRun.map((m) => m.get(t) ?? null);

@@ -1,0 +1,199 @@
+// The ingest side of the ClickHouse backend. Ingest itself is SQLite's (lib/index/ingest: the same scans, pairing,
+// aggregates and gaps, so both backends hold the same rows): it writes a working copy on the ingesting machine, and
+// this module mirrors every row that copy changes into ClickHouse. Temporary triggers on the working copy's
+// connection record the rollouts and files each statement touched; `flush` reads those rows and writes them, each
+// rollout whole (its row, its calls, its tool calls) under one new version, rollouts last so that a reader who sees a
+// rollout's version finds all of its calls. Deleted rollouts and files are written as deleted rows.
+//
+// The files' read offsets are in ClickHouse too, so an ingest can be restarted on another machine: `hydrate` fills
+// an empty (or outdated) working copy with a run's rows from ClickHouse before its first pass, and that pass reads
+// only what was appended since.
+import type Database from 'better-sqlite3';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { callIdSql, storedCallId } from '../call-id';
+import { written } from './schema';
+
+/** Rollouts read and written per insert. */
+const CHUNK = 5_000;
+
+export interface SyncedRun {
+  no: number;
+  id: string;
+  month: number;
+}
+
+/** A version above every version written before it by this process (microseconds since the epoch, then a counter). */
+export class Versions {
+  private last = 0;
+  next(): number {
+    this.last = Math.max(this.last + 1, Date.now() * 1000);
+    return this.last;
+  }
+}
+
+const ROLLOUT_COLS = written('rollouts');
+const FILE_COLS = written('files');
+const CALL_COLS = written('calls');
+const TOOL_COLS = written('tool_calls');
+
+export class ClickhouseSync {
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly runs = new Map<number, SyncedRun>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly client: ClickHouseClient,
+    private readonly database: string,
+    private readonly versions: Versions,
+  ) {
+    // Temp objects live on this connection only: the working copy's schema is SQLite's, unchanged.
+    db.exec(`
+      CREATE TEMP TABLE IF NOT EXISTS ch_dirty_rollouts (pk INTEGER PRIMARY KEY);
+      CREATE TEMP TABLE IF NOT EXISTS ch_deleted_rollouts (run_no INTEGER NOT NULL, key TEXT NOT NULL, PRIMARY KEY (run_no, key));
+      CREATE TEMP TABLE IF NOT EXISTS ch_dirty_files (id INTEGER PRIMARY KEY);
+      CREATE TEMP TABLE IF NOT EXISTS ch_deleted_files (run_no INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (run_no, id));
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_insert AFTER INSERT ON main.rollouts BEGIN
+        INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk); DELETE FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_update AFTER UPDATE ON main.rollouts BEGIN INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk); END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_delete AFTER DELETE ON main.rollouts BEGIN
+        DELETE FROM ch_dirty_rollouts WHERE pk = old.pk; INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (old.run_no, old.key); END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_file_insert AFTER INSERT ON main.files BEGIN
+        INSERT OR IGNORE INTO ch_dirty_files VALUES (new.id); DELETE FROM ch_deleted_files WHERE run_no = new.run_no AND id = new.id; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_file_update AFTER UPDATE ON main.files BEGIN INSERT OR IGNORE INTO ch_dirty_files VALUES (new.id); END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_file_delete AFTER DELETE ON main.files BEGIN
+        DELETE FROM ch_dirty_files WHERE id = old.id; INSERT OR IGNORE INTO ch_deleted_files VALUES (old.run_no, old.id); END;
+    `);
+  }
+
+  /** The runs whose rows are mirrored (rows of other runs stay marked until their run is added). */
+  setRuns(runs: SyncedRun[]): void {
+    this.runs.clear();
+    for (const r of runs) this.runs.set(r.no, r);
+  }
+
+  /** Whether rows wait to be written. */
+  get dirty(): boolean {
+    return this.db.prepare('SELECT EXISTS (SELECT 1 FROM ch_dirty_rollouts) OR EXISTS (SELECT 1 FROM ch_deleted_rollouts) OR EXISTS (SELECT 1 FROM ch_dirty_files) OR EXISTS (SELECT 1 FROM ch_deleted_files)').pluck().get() === 1;
+  }
+
+  /** Writes what changed since the last flush; flushes run one at a time, and one asked for during another runs after it. */
+  flush(): Promise<void> {
+    const next = this.flushing.then(() => this.flushNow());
+    this.flushing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async flushNow(): Promise<void> {
+    // Rows of a transaction still open may yet be rolled back: they are written by the flush after it ends.
+    if (this.db.inTransaction) return;
+    const known = [...this.runs.keys()];
+    if (!known.length) return;
+    const take = (table: string, cols: string) => {
+      const rows = this.db.prepare(`SELECT ${cols} FROM ${table} WHERE run_no IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(known));
+      return rows as unknown[][];
+    };
+    // Taken and cleared in one synchronous step: whatever ingest writes while the inserts below are awaited is
+    // marked again and written by the next flush.
+    const rolloutPks = (this.db.prepare('SELECT d.pk FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk WHERE r.run_no IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(known)) as number[]);
+    const fileIds = (this.db.prepare('SELECT d.id FROM ch_dirty_files d JOIN main.files f ON f.id = d.id WHERE f.run_no IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(known)) as number[]);
+    const deletedRollouts = take('ch_deleted_rollouts', 'run_no, key') as [number, string][];
+    const deletedFiles = take('ch_deleted_files', 'run_no, id') as [number, number][];
+    if (!rolloutPks.length && !fileIds.length && !deletedRollouts.length && !deletedFiles.length) return;
+    const version = this.versions.next();
+    const snapshot = this.db.transaction(() => {
+      const files = this.readFiles(fileIds, version);
+      const chunks: { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][] }[] = [];
+      for (let i = 0; i < rolloutPks.length; i += CHUNK) chunks.push(this.readRollouts(rolloutPks.slice(i, i + CHUNK), version));
+      const clear = (sql: string, values: unknown[]) => {
+        const st = this.db.prepare(sql);
+        for (const v of values) st.run(...(Array.isArray(v) ? v : [v]));
+      };
+      clear('DELETE FROM ch_dirty_rollouts WHERE pk = ?', rolloutPks);
+      clear('DELETE FROM ch_dirty_files WHERE id = ?', fileIds);
+      clear('DELETE FROM ch_deleted_rollouts WHERE run_no = ? AND key = ?', deletedRollouts);
+      clear('DELETE FROM ch_deleted_files WHERE run_no = ? AND id = ?', deletedFiles);
+      return { files, chunks };
+    });
+    const { files, chunks } = snapshot();
+    try {
+      const run = (no: number) => this.runs.get(no)!;
+      const deletedFileRows = deletedFiles.map(([no, id]) => deleted(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
+      await this.insert('files', ['run', 'run_month', ...FILE_COLS, 'version', 'deleted'], [...files, ...deletedFileRows]);
+      for (const c of chunks) {
+        await this.insert('calls', ['key', 'run', 'run_month', ...CALL_COLS, 'version'], c.calls);
+        await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], c.tools);
+        await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'line_path', 'line_kind', 'version'], c.rollouts);
+        await yieldToLoop();
+      }
+      const deletedRolloutRows = deletedRollouts.map(([no, key]) => [...deleted(ROLLOUT_COLS, { key, pk: 0 }, run(no), version), null, null]);
+      if (deletedRolloutRows.length) {
+        await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'version', 'deleted', 'line_path', 'line_kind'], deletedRolloutRows);
+      }
+    } catch (err) {
+      // Not written: marked again, for the next flush.
+      this.remark(rolloutPks, fileIds, deletedRollouts, deletedFiles);
+      throw err;
+    }
+  }
+
+  private remark(rolloutPks: number[], fileIds: number[], deletedRollouts: [number, string][], deletedFiles: [number, number][]): void {
+    const run = (sql: string, values: unknown[]) => {
+      const st = this.db.prepare(sql);
+      for (const v of values) st.run(...(Array.isArray(v) ? v : [v]));
+    };
+    run('INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (?)', rolloutPks.filter((pk) => this.db.prepare('SELECT 1 FROM main.rollouts WHERE pk = ?').get(pk)));
+    run('INSERT OR IGNORE INTO ch_dirty_files VALUES (?)', fileIds.filter((id) => this.db.prepare('SELECT 1 FROM main.files WHERE id = ?').get(id)));
+    run('INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (?, ?)', deletedRollouts);
+    run('INSERT OR IGNORE INTO ch_deleted_files VALUES (?, ?)', deletedFiles);
+  }
+
+  private readFiles(ids: number[], version: number): unknown[][] {
+    if (!ids.length) return [];
+    const rows = this.db.prepare(`SELECT run_no, ${FILE_COLS.join(', ')} FROM main.files WHERE id IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(ids)) as unknown[][];
+    return rows.map(([no, ...values]) => {
+      const run = this.runs.get(no as number)!;
+      return [run.id, run.month, ...values, version, 0];
+    });
+  }
+
+  private readRollouts(pks: number[], version: number): { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][] } {
+    const list = JSON.stringify(pks);
+    const rows = this.db
+      .prepare(`SELECT r.run_no, ${ROLLOUT_COLS.map((c) => `r.${c}`).join(', ')}, f.path, f.kind FROM main.rollouts r LEFT JOIN main.files f ON f.id = r.line_file
+        WHERE r.pk IN (SELECT value FROM json_each(?))`)
+      .raw()
+      .all(list) as unknown[][];
+    const keyOf = new Map<number, { key: string; run: SyncedRun }>();
+    const pkAt = ROLLOUT_COLS.indexOf('pk') + 1;
+    const keyAt = ROLLOUT_COLS.indexOf('key') + 1;
+    const rollouts = rows.map(([no, ...values]) => {
+      const run = this.runs.get(no as number)!;
+      keyOf.set(values[pkAt - 1] as number, { key: values[keyAt - 1] as string, run });
+      return [run.id, run.month, ...values, version];
+    });
+    const callSelect = CALL_COLS.map((c) => (c === 'model_call_id' ? callIdSql('model_call_id') : c)).join(', ');
+    const calls = (this.db.prepare(`SELECT ${callSelect} FROM main.calls WHERE rollout_pk IN (SELECT value FROM json_each(?)) ORDER BY rollout_pk, call_index`).raw().all(list) as unknown[][]).map((values) => {
+      const { key, run } = keyOf.get(values[0] as number)!;
+      return [key, run.id, run.month, ...values, version];
+    });
+    const tools = (this.db.prepare(`SELECT ${TOOL_COLS.join(', ')} FROM main.tool_calls WHERE rollout_pk IN (SELECT value FROM json_each(?)) ORDER BY rollout_pk, seq`).raw().all(list) as unknown[][]).map((values) => {
+      const { key, run } = keyOf.get(values[0] as number)!;
+      return [key, run.id, run.month, ...values, version];
+    });
+    return { rollouts, calls, tools };
+  }
+
+  private async insert(table: string, columns: string[], values: unknown[][]): Promise<void> {
+    if (!values.length) return;
+    await this.client.insert({ table: `${this.database}.${table}`, columns: columns as [string, ...string[]], values, format: 'JSONCompactEachRow' });
+  }
+}
+
+/** A deleted row: its key columns, zeros and nulls elsewhere (a deleted row is never read). */
+function deleted(cols: string[], keys: Record<string, unknown>, run: SyncedRun, version: number): unknown[] {
+  return [run.id, run.month, ...cols.map((c) => (c in keys ? keys[c] : null)), version, 1];
+}
+
+/** Call ids as the working copy stores them (16 bytes for a uuid4 hex), for rows read back from ClickHouse. */
+export const localCallId = storedCallId;
