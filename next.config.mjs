@@ -2,7 +2,7 @@
 const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  serverExternalPackages: ['fs-ext', 'better-sqlite3', 'chokidar'],
+  serverExternalPackages: ['fs-ext', 'better-sqlite3', 'chokidar', 'chdb', '@clickhouse/client'],
   typescript: { tsconfigPath: './tsconfig.json' },
 };
 

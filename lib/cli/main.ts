@@ -6,6 +6,7 @@ type Command = (argv: string[], io: CliIO) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   serve: { summary: 'serve the dashboard and API over runs found in PATHs', load: async () => (await import('./serve')).runServe },
+  ingest: { summary: 'ingest PATHs into a ClickHouse index (no dashboard)', load: async () => (await import('./ingest')).runIngest },
   attach: { summary: 'attach ng_model_call_capture to rollout lines', load: async () => (await import('./attach')).runAttach },
   proxy: { summary: 'run the standalone capture proxy', load: async () => (await import('./proxy')).runProxy },
   calls: { summary: "print one rollout's normalized call records as JSONL", load: async () => (await import('./calls')).runCalls },
@@ -38,6 +39,11 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       return err.exitCode;
     }
     const e = err as NodeJS.ErrnoException;
+    // A --clickhouse value that names no target, or a database that cannot be used: one line, no stack.
+    if (e?.name === 'ClickhouseUrlError' || e?.name === 'ClickhouseUnavailable') {
+      io.stderr.write(`callscope ${name}: ${e.message}\n`);
+      return e.name === 'ClickhouseUrlError' ? 2 : 1;
+    }
     if (e && typeof e.code === 'string' && (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || e.code.startsWith('ERR_PARSE_ARGS'))) {
       io.stderr.write(`callscope ${name}: ${e.message}\n`);
       return 2;

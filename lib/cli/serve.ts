@@ -23,12 +23,17 @@ import { setInstance, startInstance, type Instance } from '../server/instance';
 import { nativeScanStatus } from '../index/scan/native';
 
 const HELP = `usage: callscope serve [PATH...] [--port 3000] [--host 127.0.0.1] [--index-dir DIR] [--upstream URL] [--token T] [--poll]
+                      [--clickhouse URL [--no-ingest]]
 
 Serves the dashboard and API over the runs found in PATHs: rollouts files (ROLLOUTS.jsonl or
 ROLLOUTS.jsonl=CAPTURE_DIR), capture dirs, or directories holding them. Without PATH, serves the bundled
 demo data (generated on first use). The index lives in --index-dir (default .callscope/index).
 With --upstream, also captures calls sent to /ng-rollout/<id>/v1/... into the first capture dir.
 --poll follows every path by polling, as is done anyway for paths on network file systems (NFS, Lustre, ...).
+--clickhouse keeps the index in ClickHouse: http(s)://host:port/database (credentials from
+CALLSCOPE_CLICKHOUSE_USER and CALLSCOPE_CLICKHOUSE_PASSWORD) or chdb:DIR (the embedded engine). It serves
+every run of the database whose files lie under the PATHs, and ingests the PATHs unless --no-ingest
+(another process, e.g. \`callscope ingest\`, writes them).
 `;
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -109,6 +114,8 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
       upstream: { type: 'string' },
       token: { type: 'string' },
       poll: { type: 'boolean' },
+      clickhouse: { type: 'string' },
+      'no-ingest': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -130,14 +137,19 @@ export async function runServe(argv: string[], io: CliIO): Promise<number> {
   process.env.CALLSCOPE_PATHS = JSON.stringify(paths);
   process.env.CALLSCOPE_INDEX_DIR = indexDir;
 
-  const pending = startInstance(paths, indexDir, { poll: values.poll ? 'always' : undefined, log: (line) => io.stderr.write(`${line}\n`) });
+  if (values['no-ingest'] && !values.clickhouse) throw new UsageError('--no-ingest needs --clickhouse (the SQLite index is written by the serve that reads it)');
+  if (values.clickhouse) {
+    const { parseClickhouseUrl, describeTarget } = await import('../index/clickhouse/connection');
+    io.stderr.write(`callscope: index in ClickHouse at ${describeTarget(parseClickhouseUrl(values.clickhouse))}${values['no-ingest'] ? ' (not ingesting)' : ''}\n`);
+  }
+  const pending = startInstance(paths, indexDir, { poll: values.poll ? 'always' : undefined, log: (line) => io.stderr.write(`${line}\n`) }, { clickhouse: values.clickhouse, noIngest: values['no-ingest'] });
   setInstance(pending);
   const instance = await pending;
   void reportProgress(instance, io);
   try {
     return await listenAndServe(instance, paths, host, port, values.token, values.upstream, io);
   } finally {
-    await instance.watcher.close();
+    await instance.watcher?.close();
     await instance.index.close();
   }
 }
@@ -241,7 +253,7 @@ async function mountCapture(upstream: string, instance: Instance, paths: string[
 }
 
 /** Prints how far the first full pass is every few seconds while it runs, then each run's outcome. */
-async function reportProgress(instance: Instance, io: CliIO): Promise<void> {
+export async function reportProgress(instance: Instance, io: CliIO): Promise<void> {
   const started = Date.now();
   io.stderr.write('callscope: indexing...\n');
   const native = nativeScanStatus();

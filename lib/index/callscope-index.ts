@@ -241,6 +241,7 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
       this.fillCompare(run.no, [...stats.rolloutsChanged].map((pk) => pk >> this.compareCache.shift));
       this.emit('change', { run: run.id, rollouts: this.keysOf(run.no, stats.rolloutsChanged) } satisfies ChangeEvent);
     }
+    this.emit('pass', run.id); // every pass, changed or not (the ClickHouse mirror writes what it wrote: files' offsets too)
   }
 
   /**

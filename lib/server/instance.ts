@@ -8,7 +8,8 @@ import type { IndexReader } from '../index/reader';
 
 export interface Instance {
   index: IndexReader;
-  watcher: IndexWatcher;
+  /** Follows the PATHs (null for a ClickHouse reader that does not ingest: the database is followed instead). */
+  watcher: IndexWatcher | null;
   /** Resolves when the first full ingest is done (pages answer before that, with progress). */
   ready: Promise<void>;
 }
@@ -25,10 +26,30 @@ export function configuredPaths(): string[] {
   }
 }
 
+export interface InstanceOptions {
+  /** `--clickhouse URL`: the index in ClickHouse instead of SQLite. */
+  clickhouse?: string;
+  /** With `clickhouse`: answer from the database without ingesting the PATHs (another process ingests them). */
+  noIngest?: boolean;
+}
+
 /** `watch.poll` defaults to CALLSCOPE_POLL (else polling network mounts only); the polling line goes to stderr. */
-export async function startInstance(paths: string[], indexDir: string, watch: WatcherOptions = {}): Promise<Instance> {
-  const index = await CallscopeIndex.open(paths.map(parsePathSpec), indexDir);
-  const watcher = new IndexWatcher(index, { log: (line) => process.stderr.write(`${line}\n`), ...watch });
+export async function startInstance(paths: string[], indexDir: string, watch: WatcherOptions = {}, options: InstanceOptions = {}): Promise<Instance> {
+  const specs = paths.map(parsePathSpec);
+  let index: IndexReader & { refresh(): Promise<void> };
+  let local: CallscopeIndex | null;
+  if (options.clickhouse) {
+    const { ClickhouseIndex } = await import('../index/clickhouse/clickhouse-index');
+    const { parseClickhouseUrl } = await import('../index/clickhouse/connection');
+    const ch = await ClickhouseIndex.open(parseClickhouseUrl(options.clickhouse), specs, indexDir, { ingest: !options.noIngest });
+    index = ch;
+    local = ch.local;
+  } else {
+    local = await CallscopeIndex.open(specs, indexDir);
+    index = local;
+  }
+  if (!local) return { index, watcher: null, ready: Promise.resolve() };
+  const watcher = new IndexWatcher(local, { log: (line) => process.stderr.write(`${line}\n`), ...watch });
   watcher.start();
   // A polled path's first round records what it holds; the first ingest starts after it, so that a write
   // between the ingest's read and that round is not taken as already read (inotify's watch is set at once).
@@ -40,7 +61,7 @@ export function getInstance(): Promise<Instance> {
   const holder = globalThis as Holder;
   if (!holder[KEY]) {
     const indexDir = process.env.CALLSCOPE_INDEX_DIR ?? path.join(process.cwd(), '.callscope', 'index');
-    holder[KEY] = startInstance(configuredPaths(), indexDir);
+    holder[KEY] = startInstance(configuredPaths(), indexDir, {}, { clickhouse: process.env.CALLSCOPE_CLICKHOUSE || undefined, noIngest: process.env.CALLSCOPE_NO_INGEST === '1' });
   }
   return holder[KEY]!;
 }

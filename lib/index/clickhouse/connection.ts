@@ -48,6 +48,8 @@ const redact = (v: string) => v.replace(/\/\/[^@/]*@/, '//***@');
 export const SETTINGS: ClickHouseSettings = {
   output_format_json_quote_64bit_integers: 0,
   do_not_merge_across_partitions_select_final: 1,
+  // An alias named as a column (sum(x) AS x) does not stand for the column elsewhere in its query, as in SQLite.
+  prefer_column_name_to_alias: 1,
 };
 
 /** A client for the target (the chdb engine is loaded only for a chdb: target: it is an optional dependency). */

@@ -102,7 +102,7 @@ export function ddl(db: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS ${db}.meta (key String, value String, version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY key`,
     `CREATE TABLE IF NOT EXISTS ${db}.runs (
-  ${['id String', ...MIRRORED.runs.filter((c) => c.name !== 'id').map((c) => `${c.name} ${c.type}`), 'capture_dir_note Nullable(String)', 'reward_profile_file Nullable(String)', 'aggregate_metrics_file Nullable(String)', 'inputs_file Nullable(String)', 'run_month UInt32', 'version UInt64'].join(',\n  ')}
+  ${['id String', ...MIRRORED.runs.filter((c) => c.name !== 'id').map((c) => `${c.name} ${c.type}`), 'capture_dir_note Nullable(String)', 'reward_profile_file Nullable(String)', 'aggregate_metrics_file Nullable(String)', 'inputs_file Nullable(String)', 'run_month UInt32', 'ord UInt32', 'version UInt64'].join(',\n  ')}
 ) ENGINE = ReplacingMergeTree(version) ORDER BY id`,
     // How far the ingest of each run has got (its state, files, bytes and lines read): what /api/runs shows as progress.
     `CREATE TABLE IF NOT EXISTS ${db}.progress (run String, state LowCardinality(String), files_read Int64, bytes_read Int64, lines_read Int64, error Nullable(String), version UInt64)

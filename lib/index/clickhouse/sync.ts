@@ -40,6 +40,8 @@ const TOOL_COLS = written('tool_calls');
 export class ClickhouseSync {
   private flushing: Promise<void> = Promise.resolve();
   private readonly runs = new Map<number, SyncedRun>();
+  /** The version of each run's last rows written (hydrate.ts compares it with the database's on the next start). */
+  private readonly written = new Map<string, number>();
 
   constructor(
     private readonly db: Database.Database,
@@ -70,6 +72,11 @@ export class ClickhouseSync {
   setRuns(runs: SyncedRun[]): void {
     this.runs.clear();
     for (const r of runs) this.runs.set(r.no, r);
+  }
+
+  /** Each run's last version written by this process. */
+  lastVersions(): ReadonlyMap<string, number> {
+    return this.written;
   }
 
   /** Whether rows wait to be written. */
@@ -130,11 +137,20 @@ export class ClickhouseSync {
       if (deletedRolloutRows.length) {
         await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'version', 'deleted', 'line_path', 'line_kind'], deletedRolloutRows);
       }
+      const runs = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
+      for (const row of files) runs.add(this.noOf(row[0] as string));
+      for (const c of chunks) for (const row of c.rollouts) runs.add(this.noOf(row[0] as string));
+      for (const no of runs) this.written.set(this.runs.get(no)!.id, version);
     } catch (err) {
       // Not written: marked again, for the next flush.
       this.remark(rolloutPks, fileIds, deletedRollouts, deletedFiles);
       throw err;
     }
+  }
+
+  private noOf(id: string): number {
+    for (const r of this.runs.values()) if (r.id === id) return r.no;
+    throw new Error(`no run ${id}`);
   }
 
   private remark(rolloutPks: number[], fileIds: number[], deletedRollouts: [number, string][], deletedFiles: [number, number][]): void {

@@ -164,7 +164,7 @@ export function encodeCursor(value: unknown, pk: number): string {
   return Buffer.from(JSON.stringify([value, pk])).toString('base64url');
 }
 
-function decodeCursor(cursor: string, sort: SortKey): [number | string, number] {
+export function decodeCursor(cursor: string, sort: SortKey): [number | string, number] {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(v) && v.length === 2 && Number.isInteger(v[1]) && (sort === 'rollout' ? typeof v[0] === 'string' : typeof v[0] === 'number')) {

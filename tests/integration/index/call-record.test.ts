@@ -163,7 +163,7 @@ describe('through serve and through the Next route', () => {
       }
     }
     expect(checked).toBeGreaterThan(400);
-    await instance.watcher.close();
+    await instance.watcher?.close();
     instance.index.close();
   }, 300_000);
 });
