@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: every test (unit, property, integration, end-to-end) in one vitest run, then the summary
-// line CI reads: "N passed, N failed[, N skipped]". The exit code is vitest's.
+// `npm test`: every test (unit, property, integration, end-to-end) in one vitest run, then the end-to-end suites
+// (the API's and the browser's, tests/e2e) again with the index in ClickHouse (CALLSCOPE_TEST_BACKEND=clickhouse:
+// every `serve` they start runs on the embedded chdb engine), then the summary line CI reads: "N passed, N
+// failed[, N skipped]" over both runs. With test files named, or CALLSCOPE_TEST_CLICKHOUSE=0, only the first run.
+// The exit code is non-zero when either run failed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,24 +16,31 @@ const resultFile = path.join(outDir, 'vitest.json');
 writeFileSync(resultFile, '');
 
 const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const run = spawnSync(
-  process.execPath,
-  [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile=${resultFile}`, ...process.argv.slice(2)],
-  { cwd: root, stdio: 'inherit' },
-);
+const args = process.argv.slice(2);
 
-let summary = '0 passed, 1 failed';
-try {
-  const r = JSON.parse(readFileSync(resultFile, 'utf8'));
-  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  // A file that failed without a failed test (it did not load, or a beforeAll/afterAll hook threw, which leaves its
-  // tests skipped) counts as one failure.
-  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed')).length;
-  const failed = r.numFailedTests + brokenFiles;
-  summary = `${r.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
-} catch {
-  // vitest did not write its report: count the run as one failure.
+/** One vitest run; its counts from the JSON report (a run that wrote none counts as one failure). */
+function runVitest(extra, file, env = process.env) {
+  writeFileSync(file, '');
+  const run = spawnSync(process.execPath, [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile=${file}`, ...extra], { cwd: root, stdio: 'inherit', env });
+  try {
+    const r = JSON.parse(readFileSync(file, 'utf8'));
+    const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+    // A file that failed without a failed test (it did not load, or a beforeAll/afterAll hook threw, which leaves its
+    // tests skipped) counts as one failure.
+    const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+    return { status: run.status ?? 1, passed: r.numPassedTests, failed: r.numFailedTests + brokenFiles, skipped };
+  } catch {
+    return { status: run.status ?? 1, passed: 0, failed: 1, skipped: 0 };
+  }
 }
+
+const runs = [runVitest(args, resultFile)];
+if (args.length === 0 && process.env.CALLSCOPE_TEST_CLICKHOUSE !== '0') {
+  console.log('== the end-to-end suites again, with the index in ClickHouse (chdb)');
+  runs.push(runVitest(['tests/e2e'], path.join(outDir, 'vitest-clickhouse.json'), { ...process.env, CALLSCOPE_TEST_BACKEND: 'clickhouse' }));
+}
+const total = runs.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const summary = `${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`;
 writeFileSync(path.join(outDir, 'summary.txt'), summary + '\n');
 console.log(summary);
-process.exit(run.status ?? 1);
+process.exit(runs.every((r) => r.status === 0) ? 0 : 1);

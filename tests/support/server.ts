@@ -1,5 +1,7 @@
 // Starts `callscope serve` as a child process in its own process group and waits for its URL.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -48,16 +50,37 @@ export interface ServeOptions {
   indexOnly?: boolean;
 }
 
+/**
+ * The index backend the suites run against: SQLite (the default), or with CALLSCOPE_TEST_BACKEND=clickhouse the
+ * ClickHouse backend on the embedded engine, each `serve` with a database of its own (scripts/test.mjs runs the API
+ * and browser suites both ways).
+ */
+export const TEST_BACKEND = process.env.CALLSCOPE_TEST_BACKEND === 'clickhouse' ? 'clickhouse' : 'sqlite';
+
 /** `timeoutMs` bounds the start (incl. a dashboard build); `indexTimeoutMs` the first ingest after it. */
 export function startServe(args: string[], timeoutMs = 300_000, indexTimeoutMs = 120_000, options: ServeOptions = {}): Promise<Served> {
   const env = options.env ? { ...process.env, ...options.env } : process.env;
+  let database: string | null = null;
+  if (TEST_BACKEND === 'clickhouse' && !args.includes('--clickhouse')) {
+    database = mkdtempSync(path.join(os.tmpdir(), 'callscope-chdb-'));
+    args = [...args, '--clickhouse', `chdb:${database}`];
+  }
   const child = spawn(process.execPath, ['bin/callscope.js', 'serve', '--port', '0', ...args], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const started = Date.now();
   let log = '';
+  const removeDatabase = () => {
+    if (database) rmSync(database, { recursive: true, force: true });
+  };
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
+      if (child.exitCode !== null) {
+        removeDatabase();
+        return resolve();
+      }
+      child.once('exit', () => {
+        removeDatabase();
+        resolve();
+      });
       try {
         process.kill(-child.pid!, 'SIGTERM');
       } catch {

@@ -159,9 +159,12 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   /** Writes what the working copy changed; its progress rows too. */
   flush(): Promise<void> {
     if (!this.sync || this.closed) return Promise.resolve();
+    // Done once the poll has seen what was written: a run shows `ready` only with the totals of its rows.
     const run = this.sync.flush().then(
       async () => {
         this.flushError = null;
+        recordSynced(this.local!.db, this.syncedRuns(), this.sync!.lastVersions());
+        await this.poll(false);
         await this.writeProgress();
       },
       (err: Error) => {
@@ -173,21 +176,21 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
       if (this.pendingFlush === pending) this.pendingFlush = null;
     });
     this.pendingFlush = pending;
-    return run.then(() => recordSynced(this.local!.db, this.syncedRuns(), this.sync!.lastVersions()));
+    return run;
   }
 
   private async writeProgress(): Promise<void> {
     if (!this.local || this.closed) return;
     const version = this.versions.next();
-    const values = (this.local.listRuns()).map((r) => ({ run: r.id, ...this.localProgress(r.progress), version }));
+    const values = this.local.listRuns().map((r) => ({ run: r.id, ...this.localProgress(r.progress, true), version }));
     values.forEach(({ run, version: _, ...p }) => this.progress.set(run, p));
     if (values.length) await this.client.insert({ table: `${this.target.database}.progress`, values, format: 'JSONEachRow' });
   }
 
   /** The working copy's progress, `ready` only once what it read is in the database. */
-  private localProgress(p: Progress): Progress {
+  private localProgress(p: Progress, written = false): Progress {
     if (this.flushError) return { ...p, state: 'error', error: this.flushError };
-    if (p.state === 'ready' && (this.sync?.dirty || this.pendingFlush)) return { ...p, state: 'indexing' };
+    if (p.state === 'ready' && (this.sync?.dirty || (this.pendingFlush && !written))) return { ...p, state: 'indexing' };
     return p;
   }
 

@@ -1,0 +1,176 @@
+// The ClickHouse backend on the real engine (npm chdb) against the SQLite index over the same files: the demo data
+// and NeMo Gym's rollout files (the fixtures tier, and the real files where present) answer the same through every
+// reader method; appends, a truncated capture file and a deleted one converge the same; an ingest restarted with an
+// empty working copy resumes from the database's offsets; a reader that does not ingest follows the database; a
+// database of another schema is refused. One chdb data directory per process (libchdb binds one), so each scenario
+// drops the database it used.
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallscopeIndex } from '../../../lib/index/callscope-index';
+import { ClickhouseIndex } from '../../../lib/index/clickhouse/clickhouse-index';
+import { openClient, parseClickhouseUrl } from '../../../lib/index/clickhouse/connection';
+import { CLICKHOUSE_SCHEMA } from '../../../lib/index/clickhouse/schema';
+import type { ChangeEvent } from '../../../lib/index/reader';
+import { useDemo } from '../../support/demo';
+import { expectSameAnswers } from '../../support/index-parity';
+import { TIERS } from '../../support/nemo-gym-data';
+
+const fx = useDemo('callscope-clickhouse-');
+const chdb = () => parseClickhouseUrl(`chdb:${path.join(fx.tmp, 'chdb')}`);
+let opened: { close(): unknown }[] = [];
+
+async function dropDatabase(): Promise<void> {
+  const client = await openClient(chdb());
+  await client.command({ query: 'DROP DATABASE IF EXISTS callscope SYNC' });
+  await client.close();
+}
+
+async function both(paths: string[], name: string) {
+  const specs = paths.map((p) => ({ path: p }));
+  const sqlite = await CallscopeIndex.open(specs, path.join(fx.tmp, `${name}-sqlite`));
+  await sqlite.refresh();
+  const ch = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, `${name}-work`), { ingest: true });
+  await ch.refresh();
+  opened.push(sqlite, ch);
+  return { sqlite, ch, specs };
+}
+
+async function closeAll(): Promise<void> {
+  for (const i of opened.reverse()) await i.close();
+  opened = [];
+  await dropDatabase();
+}
+
+/** A copy of the demo data that a scenario may change. */
+function demoCopy(name: string): string {
+  const dir = path.join(fx.tmp, name);
+  cpSync(fx.demo, dir, { recursive: true });
+  return dir;
+}
+
+/** A capture file of the copy and its first line (an exchange as NeMo Gym writes it). */
+function someCaptureFile(root: string): { file: string; first: string } {
+  const file = path.join(root, 'math-with-judge', 'captures', '0-0.capture.jsonl');
+  return { file, first: readFileSync(file, 'utf8').split('\n')[0] };
+}
+
+/** The exchange line again as a new call (its id and call index changed), appended as the middleware appends. */
+function appendCall(file: string, first: string, n: number): void {
+  const record = JSON.parse(first) as Record<string, unknown>;
+  const next = first
+    .replace(`"model_call_id":"${record.model_call_id as string}"`, `"model_call_id":"${(record.model_call_id as string).slice(0, -4)}${String(1000 + n)}"`)
+    .replace(/"call_index":\s*\d+/, `"call_index":${100 + n}`);
+  appendFileSync(file, next + '\n');
+}
+
+beforeAll(() => mkdirSync(path.join(fx.tmp, 'chdb'), { recursive: true }));
+afterAll(async () => {
+  for (const i of opened) await i.close();
+});
+
+describe('the ClickHouse index answers as the SQLite index', () => {
+  it('over the demo data: every reader answer', async () => {
+    const { sqlite, ch } = await both([fx.demo], 'demo');
+    expect(await expectSameAnswers(sqlite, ch)).toBeGreaterThan(500);
+    await closeAll();
+  }, 300_000);
+
+  for (const data of TIERS) {
+    describe.skipIf(!data.present)(data.title, () => {
+      it('over every NeMo Gym rollouts file: every reader answer', async () => {
+        const root = path.join(fx.tmp, `tier-${data.tier}`);
+        mkdirSync(root, { recursive: true });
+        for (const f of data.files) cpSync(f, path.join(root, path.basename(f)));
+        const { sqlite, ch } = await both([root], `tier-${data.tier}`);
+        const runs = await ch.listRuns();
+        expect(runs.length).toBe(data.files.length);
+        expect(runs.reduce((n, r) => n + r.totals.rollouts, 0)).toBeGreaterThan(0);
+        await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 6 });
+        await closeAll();
+      }, 300_000);
+    });
+  }
+});
+
+describe('the ClickHouse index follows its files', () => {
+  it('appends, a truncated and a deleted capture file converge as in SQLite; a reader that does not ingest hears of them', async () => {
+    const root = demoCopy('live');
+    const { sqlite, ch, specs } = await both([root], 'live');
+    const reader = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'live-reader'), { ingest: false, pollMs: 50 });
+    opened.push(reader);
+    const events: ChangeEvent[] = [];
+    reader.on('change', (e: ChangeEvent) => events.push(e));
+    const { file, first } = someCaptureFile(root);
+    const before = (await reader.listRuns()).find((r) => r.id === 'math-with-judge')!.totals.calls;
+
+    appendCall(file, first, 1);
+    appendCall(file, first, 2);
+    await sqlite.refresh();
+    await ch.refresh();
+    await expect.poll(async () => (await reader.listRuns()).find((r) => r.id === 'math-with-judge')!.totals.calls).toBe(before + 2);
+    expect(events.some((e) => e.run === 'math-with-judge' && e.rollouts.includes('0-0'))).toBe(true);
+    const changed = { rolloutsPerRun: 4, only: ['math-with-judge', 'math-with-judge-step-2'] };
+    await expectSameAnswers(sqlite, ch, changed);
+    await expectSameAnswers(sqlite, reader, { ...changed, progress: false });
+
+    // Rewritten shorter (a replaced file): its rollout's calls are the file's again, the dropped ones gone.
+    writeFileSync(file, first + '\n');
+    await sqlite.refresh();
+    await ch.refresh();
+    expect((await ch.rolloutCalls('math-with-judge', '0-0'))!.length).toBe(1);
+    await expectSameAnswers(sqlite, ch, changed);
+
+    // Deleted: the rollout keeps its line and reports its capture missing, as in SQLite.
+    rmSync(path.join(root, 'math-with-judge', 'captures', '0-1.capture.jsonl'));
+    await sqlite.refresh();
+    await ch.refresh();
+    expect((await ch.rollout('math-with-judge', '0-1'))!.gap_count).toBe((sqlite.rollout('math-with-judge', '0-1'))!.gap_count);
+    await expectSameAnswers(sqlite, ch, changed);
+    await closeAll();
+  }, 300_000);
+
+  it('an ingest restarted with an empty working copy resumes from the offsets in the database', async () => {
+    const root = demoCopy('restart');
+    const specs = [{ path: root }];
+    const first = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'restart-work-1'), { ingest: true });
+    await first.refresh();
+    const read = (await first.listRuns()).reduce((n, r) => n + r.progress.bytes_read, 0);
+    expect(read).toBeGreaterThan(100_000);
+    await first.close();
+
+    // Another machine: a new index dir. Nothing it finds is read again; what is appended is.
+    const { file, first: line } = someCaptureFile(root);
+    appendCall(file, line, 3);
+    const second = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'restart-work-2'), { ingest: true });
+    opened.push(second);
+    await second.refresh();
+    const reread = (await second.listRuns()).reduce((n, r) => n + r.progress.bytes_read, 0);
+    expect(reread).toBe(Buffer.byteLength(readFileSync(file, 'utf8').split('\n').at(-2)! + '\n'));
+    const sqlite = await CallscopeIndex.open(specs, path.join(fx.tmp, 'restart-sqlite'));
+    await sqlite.refresh();
+    opened.push(sqlite);
+    await expectSameAnswers(sqlite, second, { rolloutsPerRun: 4, only: ['math-with-judge'], progress: false });
+    await closeAll();
+  }, 300_000);
+
+  it('serves only runs whose files lie under its PATHs, and refuses a database of another schema', async () => {
+    const root = demoCopy('confined');
+    const { ch } = await both([path.join(root, 'hermes-agent'), path.join(root, 'tau2-retail')], 'confined');
+    expect((await ch.listRuns()).map((r) => r.id).sort()).toEqual(['hermes-agent', 'tau2-retail']);
+    const elsewhere = await ClickhouseIndex.open(chdb(), [{ path: path.join(root, 'tau2-retail') }], path.join(fx.tmp, 'confined-reader'), { ingest: false });
+    opened.push(elsewhere);
+    expect((await elsewhere.listRuns()).map((r) => r.id)).toEqual(['tau2-retail']);
+    expect(await elsewhere.rollout('hermes-agent', '0-0')).toBeNull();
+    await closeAll();
+
+    const client = await openClient(chdb());
+    await client.command({ query: 'CREATE DATABASE IF NOT EXISTS callscope' });
+    await client.command({ query: 'CREATE TABLE callscope.meta (key String, value String, version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY key' });
+    await client.insert({ table: 'callscope.meta', values: [{ key: 'schema', value: 'sqlite-1.0', version: 1 }], format: 'JSONEachRow' });
+    await client.close();
+    const refused = ClickhouseIndex.open(chdb(), [{ path: root }], path.join(fx.tmp, 'refused'), { ingest: true });
+    await expect(refused).rejects.toThrow(`holds a callscope index of schema sqlite-1.0; this callscope writes ${CLICKHOUSE_SCHEMA}: point --clickhouse at a new database`);
+    await dropDatabase();
+  }, 300_000);
+});
