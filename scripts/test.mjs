@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: every test (unit, property, integration, end-to-end) in one vitest run, then the end-to-end suites
-// (the API's and the browser's, tests/e2e) again with the index in ClickHouse (CALLSCOPE_TEST_BACKEND=clickhouse:
+// that read the index (the API's and the browser's pages: CLICKHOUSE_SUITES) again with the index in ClickHouse (CALLSCOPE_TEST_BACKEND=clickhouse:
 // every `serve` they start runs on the embedded chdb engine), then the summary line CI reads: "N passed, N
 // failed[, N skipped]" over both runs. With test files named, or CALLSCOPE_TEST_CLICKHOUSE=0, only the first run.
 // The exit code is non-zero when either run failed.
@@ -34,10 +34,18 @@ function runVitest(extra, file, env = process.env) {
   }
 }
 
+// The API's suites and the browser's pages over the index. Left to the first run: what no index answers (the CSP and
+// XSS checks of the rendering, the tabs' shared event stream, `serve`'s start-up and upstream, the results-dir walk).
+const CLICKHOUSE_SUITES = [
+  'tests/e2e/api-schemas.test.ts', 'tests/e2e/diff-api.test.ts', 'tests/e2e/browser/pages.test.ts', 'tests/e2e/browser/runs-page.test.ts', 'tests/e2e/browser/tasks.test.ts',
+  'tests/e2e/browser/trajectory.test.ts', 'tests/e2e/browser/diff.test.ts', 'tests/e2e/browser/live.test.ts', 'tests/e2e/browser/navigation.test.ts',
+  'tests/e2e/browser/uncaptured-runs.test.ts', 'tests/e2e/browser/damaged-lines.test.ts', 'tests/e2e/browser/gap-panel.test.ts',
+];
+
 const runs = [runVitest(args, resultFile)];
 if (args.length === 0 && process.env.CALLSCOPE_TEST_CLICKHOUSE !== '0') {
   console.log('== the end-to-end suites again, with the index in ClickHouse (chdb)');
-  runs.push(runVitest(['tests/e2e'], path.join(outDir, 'vitest-clickhouse.json'), { ...process.env, CALLSCOPE_TEST_BACKEND: 'clickhouse' }));
+  runs.push(runVitest(CLICKHOUSE_SUITES, path.join(outDir, 'vitest-clickhouse.json'), { ...process.env, CALLSCOPE_TEST_BACKEND: 'clickhouse' }));
 }
 const total = runs.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
 const summary = `${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`;
