@@ -17,7 +17,7 @@ import type { TaskPage } from '../../api/task-schemas';
 import { bestFirst, bestOf, type AgentTasks } from '../../rollouts/task-groups';
 import type { PairBy } from '../../rollouts/task-changes';
 import { CallscopeIndex, type IndexOptions } from '../callscope-index';
-import { comparisonOf, sharedTasks } from '../compare/compare';
+import { comparisonOf, sharedTasks, type RunFigures } from '../compare/compare';
 import { relationOf, taskSample, type CompareRun } from '../compare/task-relation';
 import { groupsOf, taskPage, type TaskPageQuery } from '../aggregates/tasks';
 import type { CallLocation } from '../queries/payload';
@@ -35,6 +35,16 @@ import { hydrateRun, localState, markAllDirty, recordSynced } from './hydrate';
 const POLL_MS = 250;
 /** How often a working copy's changes are written while a long pass runs (each pass's end writes at once). */
 const FLUSH_MS = 500;
+/** Compare builds the task groups of runs up to this size itself; larger ones are built in the background (as SQLite's). */
+const COMPARE_BUILD_ROWS = 20_000;
+/** Runs whose task groups are kept at once (a run of 1M rollouts keeps some 200 MB of them). */
+const KEPT_GROUPS = 6;
+/** Rollout rows kept (a rollout page reads its row several times; a list page's rows are not kept). */
+const KEPT_ROWS = 2_000;
+
+type RowRead = NonNullable<Awaited<ReturnType<Reads['rollout']>>>;
+/** A run's task groups at a version: being built (`done` false) or built. */
+type GroupsEntry = { v: number; groups: Promise<AgentTasks[]>; built: AgentTasks[] | null; done: boolean };
 
 export interface ClickhouseIndexOptions extends IndexOptions {
   /** Keep the PATHs ingested (a working copy under the index dir, mirrored into the database). */
@@ -52,7 +62,13 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   /** Each run's newest version seen by the poll: what the kept totals and task groups were read at. */
   private readonly runVersions = new Map<string, number>();
   private lastVersion = 0;
-  private readonly kept = { totals: new Map<string, { v: number; totals: RunTotals }>(), groups: new Map<string, { v: number; groups: AgentTasks[] }>() };
+  /** What is kept per run until the poll sees a newer version of it (`v`: the version it was read at). */
+  private readonly kept = {
+    totals: new Map<string, { v: number; totals: RunTotals }>(),
+    groups: new Map<string, GroupsEntry>(),
+    figures: new Map<string, { v: number; figures: Promise<RunFigures> }>(),
+    rows: new Map<string, { v: number; row: RowRead }>(),
+  };
   private readonly progress = new Map<string, Progress>();
   private timers: NodeJS.Timeout[] = [];
   private sync: ClickhouseSync | null = null;
@@ -226,7 +242,13 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
         this.lastVersion = Math.max(this.lastVersion, v);
       }
       if (!this.local || [...byRun.keys()].some((id) => !this.runs.some((r) => r.id === id))) await this.loadRuns();
-      for (const [run, keys] of byRun) if (this.runs.some((r) => r.id === run)) this.emit('change', { run, rollouts: [...keys] } satisfies ChangeEvent);
+      for (const [run, keys] of byRun) {
+        if (!this.runs.some((r) => r.id === run)) continue;
+        // Groups someone asked for are built again at once, so that the next Tasks page finds them.
+        // (Not while one is being built: a live run's versions move faster than a large run's groups are built.)
+        if (this.kept.groups.get(run)?.done) void this.taskGroups(run).catch(() => undefined);
+        this.emit('change', { run, rollouts: [...keys] } satisfies ChangeEvent);
+      }
     });
     this.polling = next.catch(() => undefined);
     return next;
@@ -290,8 +312,20 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     return this.runSource(runId) ? this.reads.listRollouts(runId, query) : null;
   }
 
-  private async row(runId: string, key: string) {
-    return this.runSource(runId) ? this.reads.rollout(runId, key) : null;
+  /** A rollout's row, kept until its run's version moves (`fresh`: read it again). */
+  private async row(runId: string, key: string, fresh = false): Promise<RowRead | null> {
+    if (!this.runSource(runId)) return null;
+    const id = `${runId}\u0000${key}`;
+    const v = this.runVersions.get(runId) ?? 0;
+    const kept = this.kept.rows.get(id);
+    if (kept && kept.v === v && !fresh) return copyRow(kept.row);
+    const r = await this.reads.rollout(runId, key);
+    this.kept.rows.delete(id);
+    if (r) {
+      if (this.kept.rows.size >= KEPT_ROWS) this.kept.rows.delete(this.kept.rows.keys().next().value as string);
+      this.kept.rows.set(id, { v, row: r });
+    }
+    return r && copyRow(r);
   }
 
   async rollout(runId: string, key: string): Promise<RolloutRow | null> {
@@ -302,9 +336,9 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
    * A rollout's calls at its row's version. A merge that replaced that version between the two reads (a newer write
    * of the rollout landed meanwhile) leaves fewer calls than the row counts: read both again, once.
    */
-  private async callsAt(runId: string, key: string): Promise<{ row: NonNullable<Awaited<ReturnType<Reads['rollout']>>>; calls: CallSummary[] } | null> {
+  private async callsAt(runId: string, key: string): Promise<{ row: RowRead; calls: CallSummary[] } | null> {
     for (let attempt = 0; ; attempt++) {
-      const r = await this.row(runId, key);
+      const r = await this.row(runId, key, attempt > 0);
       if (!r) return null;
       const calls = await this.reads.calls(runId, key, r.version);
       if (calls.length === r.row.num_calls || attempt === 1) return { row: r, calls };
@@ -384,14 +418,44 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     return { path: r.line_path, start: s.line_offset, length: s.line_length };
   }
 
+  /** A run's task groups, kept for a few runs until the run's version moves (one build at a time per version). */
   async taskGroups(runId: string): Promise<AgentTasks[] | null> {
     if (!this.runSource(runId)) return null;
     const v = this.runVersions.get(runId) ?? 0;
     const kept = this.kept.groups.get(runId);
     if (kept && kept.v === v) return kept.groups;
-    const groups = groupsOf(await this.reads.taskRows(runId));
-    this.kept.groups.set(runId, { v, groups });
-    return groups;
+    const entry: GroupsEntry = { v, groups: this.reads.taskRows(runId).then(groupsOf), built: null, done: false };
+    this.kept.groups.delete(runId);
+    if (this.kept.groups.size >= KEPT_GROUPS) this.kept.groups.delete(this.kept.groups.keys().next().value as string);
+    this.kept.groups.set(runId, entry);
+    entry.groups.then(
+      (g) => {
+        entry.built = g;
+        entry.done = true;
+      },
+      () => this.kept.groups.get(runId) === entry && this.kept.groups.delete(runId),
+    );
+    return entry.groups;
+  }
+
+  /** Compare's task groups of a run: kept ones, or built now for a small run; a large run's are built in the background (null: pending). */
+  private async groupsForCompare(runId: string): Promise<AgentTasks[] | null> {
+    const kept = this.kept.groups.get(runId);
+    if (kept && kept.v === (this.runVersions.get(runId) ?? 0) && kept.built) return kept.built;
+    if ((await this.totals(runId)).rollouts <= COMPARE_BUILD_ROWS) return (await this.taskGroups(runId)) ?? [];
+    void this.taskGroups(runId).catch(() => undefined);
+    return null;
+  }
+
+  /** A run's compare figures, computed in the database once per version of the run. */
+  private figures(runId: string): Promise<RunFigures> {
+    const v = this.runVersions.get(runId) ?? 0;
+    const kept = this.kept.figures.get(runId);
+    if (kept && kept.v === v) return kept.figures;
+    const figures = this.totals(runId).then((totals) => this.reads.figures(runId, totals));
+    this.kept.figures.set(runId, { v, figures });
+    figures.catch(() => this.kept.figures.get(runId)?.figures === figures && this.kept.figures.delete(runId));
+    return figures;
   }
 
   async tasks(runId: string, query: TaskPageQuery): Promise<TaskPage | null> {
@@ -413,13 +477,21 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     const runs = runIds.map((id) => this.runSource(id));
     if (runs.some((r) => !r)) return null;
     const compareRuns: CompareRun[] = runs.map((r, no) => ({ id: r!.id, no, inputsFile: r!.inputsFile ?? null }));
-    const figures = await Promise.all(runIds.map(async (id) => this.reads.figures(id, await this.totals(id))));
+    const figures = (await Promise.all(runIds.map((id) => this.figures(id)))).map((f) => structuredClone(f));
     const shared = sharedTasks(figures.map((f) => f.tasks));
     const sample = runIds.length >= 2 && shared.length ? taskSample(shared) : [];
     const names = sample.length ? await Promise.all(runIds.map((id) => this.reads.taskNames(id, sample))) : [];
     const comparison = comparisonOf(compareRuns, figures, shared, relationOf(compareRuns, shared, sample, names));
-    return withTaskParts(comparison, runIds, await Promise.all(runIds.map((id) => this.taskGroups(id))), pairBy);
+    return withTaskParts(comparison, runIds, await Promise.all(runIds.map((id) => this.groupsForCompare(id))), pairBy);
   }
+}
+
+/** A kept row for a caller (its own object, with its line span). */
+function copyRow(r: RowRead): RowRead {
+  const row = { ...r.row };
+  const span = spans.get(r.row);
+  if (span) spans.set(row, span);
+  return { ...r, row };
 }
 
 /** Whether `p` is `root` or lies under it. */

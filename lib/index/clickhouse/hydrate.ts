@@ -46,7 +46,7 @@ export function recordSynced(db: Database.Database, runs: SyncedRun[], versions:
 
 /** Marks every row of a run to be written (the mirror's temp tables exist: sync.ts). */
 export function markAllDirty(db: Database.Database, runNo: number): void {
-  db.prepare('INSERT OR IGNORE INTO ch_dirty_rollouts SELECT pk FROM main.rollouts WHERE run_no = ?').run(runNo);
+  db.prepare('INSERT OR IGNORE INTO ch_dirty_rollouts (pk) SELECT pk FROM main.rollouts WHERE run_no = ?').run(runNo);
   db.prepare('INSERT OR IGNORE INTO ch_dirty_files SELECT id FROM main.files WHERE run_no = ?').run(runNo);
 }
 
@@ -59,7 +59,7 @@ export async function hydrateRun(client: ClickHouseClient, database: string, db:
     {
       table: 'calls',
       cols: CALL_COLS,
-      query: `SELECT ${CALL_COLS.join(', ')} FROM ${database}.calls WHERE run = {run:String} AND ${current} ORDER BY rollout_pk, call_index`,
+      query: `SELECT ${CALL_COLS.join(', ')} FROM ${database}.calls WHERE run = {run:String} AND ${current} AND deleted = 0 ORDER BY rollout_pk, call_index`,
       map: (row) => row.map((v, i) => (CALL_COLS[i] === 'model_call_id' ? storedCallId(v) : v)),
     },
     { table: 'tool_calls', cols: TOOL_COLS, query: `SELECT ${TOOL_COLS.join(', ')} FROM ${database}.tool_calls WHERE run = {run:String} AND ${current} ORDER BY rollout_pk, seq` },

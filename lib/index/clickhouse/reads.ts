@@ -76,14 +76,20 @@ export class Reads {
       keyset = ` AND ${e} ${le} ${v} AND (${e} ${lt} ${v} OR pk ${lt} ${p.add(pk, 'Int64')})`;
     }
     const want = query.limit + 1;
-    const rows = await this.rows<RolloutRow & { sort_value: number | string }>(
-      `SELECT ${ROLLOUT_COLUMNS}, ${e} AS sort_value FROM ${this.rollouts} WHERE ${where}${keyset} ORDER BY sort_value ${dir}, pk ${dir} LIMIT ${p.add(want, 'UInt32')}`,
+    // The page's keys first, sorting only the sort column (the order by all ~85 columns reads each of them for every
+    // row of the run), then their rows by primary key.
+    const order = await this.arrays<[string, number | string, number]>(
+      `SELECT key, ${e} AS sort_value, pk FROM ${this.rollouts} WHERE ${where}${keyset} ORDER BY sort_value ${dir}, pk ${dir} LIMIT ${p.add(want, 'UInt32')}`,
       p,
     );
-    const more = rows.length > query.limit;
-    const page = more ? rows.slice(0, query.limit) : rows;
+    const more = order.length > query.limit;
+    const page = more ? order.slice(0, query.limit) : order;
+    const rows = page.length
+      ? await this.rows<RolloutRow>(`SELECT ${ROLLOUT_COLUMNS} FROM ${this.rollouts} WHERE run = {run:String} AND key IN {keys:Array(String)} AND deleted = 0`, { run, keys: page.map(([k]) => k) })
+      : [];
+    const byKey = new Map(rows.map((r) => [r.key, r]));
     const last = page.at(-1);
-    return { total, rollouts: page.map(({ sort_value: _, ...r }) => r), next_cursor: more && last ? encodeCursor(last.sort_value, last.pk) : null };
+    return { total, rollouts: page.map(([k]) => byKey.get(k)!).filter(Boolean), next_cursor: more && last ? encodeCursor(last[1], last[2]) : null };
   }
 
   /** A run's totals, as SQLite's runTotals (null-skipping sums, distinct servers and agents). */
@@ -106,7 +112,7 @@ export class Reads {
   /** A rollout's calls as index columns, in call_index order. */
   async calls(run: string, key: string, version: number): Promise<CallSummary[]> {
     return this.rows<CallSummary>(
-      `SELECT ${CALL_SUMMARY_COLUMNS} FROM ${this.db}.calls WHERE run = {run:String} AND key = {key:String} AND version = {version:UInt64} ORDER BY call_index`,
+      `SELECT ${CALL_SUMMARY_COLUMNS} FROM ${this.db}.calls WHERE run = {run:String} AND key = {key:String} AND version = {version:UInt64} AND deleted = 0 ORDER BY call_index`,
       { run, key, version },
     );
   }
@@ -115,7 +121,7 @@ export class Reads {
   async locations(run: string, key: string, pk: number, version: number): Promise<CallLocation[]> {
     const rows = await this.rows<Omit<CallLocation, 'path' | 'kind' | 'rollout_pk'> & { file_id: number | null }>(
       `SELECT call_index, model_call_id, file_id, line_offset, line_length, line_offset + req_off AS req_off, req_len, line_offset + resp_off AS resp_off,
-        resp_len, model, dialect FROM ${this.db}.calls WHERE run = {run:String} AND key = {key:String} AND version = {version:UInt64} ORDER BY call_index`,
+        resp_len, model, dialect FROM ${this.db}.calls WHERE run = {run:String} AND key = {key:String} AND version = {version:UInt64} AND deleted = 0 ORDER BY call_index`,
       { run, key, version },
     );
     const ids = [...new Set(rows.map((r) => r.file_id).filter((id): id is number => id !== null))];
@@ -158,15 +164,42 @@ export class Reads {
     );
   }
 
-  /** The run's rows for its task groups, in task order (aggregates/tasks.ts rowChunks). */
+  /**
+   * The run's rows for its task groups, in task order (aggregates/tasks.ts rowChunks). Read as columns (one JSON
+   * value, not one per row), and each task's name once: a group takes the name of its first row that has one
+   * (task-groups.ts), which is the first by (rollout_index, line_no, pk) of the rows it takes, so every row of the
+   * task carries that name.
+   */
   async taskRows(run: string): Promise<TaskRow[]> {
-    return this.rows<TaskRow>(
-      `SELECT key, agent, task_index, rollout_index, reward, ifNull(task, substringUTF8(prompt, 1, 200)) AS task, shown_tokens_total AS tokens_total,
-        latency_sum AS latency_ms, line_kind AS kind, line_no, pk
-       FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0 AND line_problem IS NULL AND line_kind IS NOT NULL
+    const from = `FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0 AND line_problem IS NULL AND line_kind IS NOT NULL`;
+    const rs = await this.client.query({
+      query: `SELECT key, agent, task_index, rollout_index, reward, shown_tokens_total, latency_sum, line_kind, line_no, pk ${from}
        ORDER BY (task_index IS NOT NULL AND rollout_index IS NOT NULL), task_index NULLS FIRST, rollout_index NULLS FIRST, line_no, pk`,
-      { run },
+      query_params: { run },
+      format: 'JSONCompactColumns' as never,
+    });
+    const columns = JSON.parse(await rs.text()) as unknown[][];
+    if (!columns.length) return []; // no rows: no columns
+    const [key, agent, taskIndex, rolloutIndex, reward, tokens, latency, kind, lineNo, pk] = columns as [
+      string[], (string | null)[], (number | null)[], (number | null)[], (number | null)[], (number | null)[], (number | null)[], string[], number[], number[],
+    ];
+    const names = new Map(
+      (await this.arrays<[string | null, number, string]>(
+        `SELECT agent, task_index, argMin(name, (rollout_index, line_no, pk)) FROM (SELECT agent, task_index, rollout_index, line_no, pk, ifNull(task, substringUTF8(prompt, 1, 200)) AS name
+          ${from} AND line_kind = 'rollouts' AND task_index IS NOT NULL AND rollout_index IS NOT NULL AND reward IS NOT NULL) WHERE name IS NOT NULL GROUP BY agent, task_index`,
+        { run },
+      )).map(([a, t, name]) => [`${a ?? ''}\u0000${a === null ? 0 : 1}\u0000${t}`, name]),
     );
+    const rows: TaskRow[] = new Array(key.length);
+    for (let i = 0; i < key.length; i++) {
+      const t = taskIndex[i];
+      rows[i] = {
+        key: key[i], agent: agent[i], task_index: t, rollout_index: rolloutIndex[i], reward: reward[i],
+        task: t === null ? null : (names.get(`${agent[i] ?? ''}\u0000${agent[i] === null ? 0 : 1}\u0000${t}`) ?? null),
+        tokens_total: tokens[i], latency_ms: latency[i], kind: kind[i], line_no: lineNo[i], pk: pk[i],
+      };
+    }
+    return rows;
   }
 
   /** One task's rollouts (by key) with the tool calls their captured responses asked for. */
@@ -175,7 +208,7 @@ export class Reads {
     return this.rows(
       `SELECT ${ROLLOUT_COLUMNS.replace(/\s+/g, ' ').split(', ').map((c) => `r.${c.trim()} AS ${c.trim()}`).join(', ')}, c.requested AS tool_calls_requested
        FROM (SELECT * FROM ${this.rollouts} WHERE run = {run:String} AND key IN {keys:Array(String)} AND deleted = 0) r
-       LEFT JOIN (SELECT key, version, sum(tool_calls) AS requested FROM ${this.db}.calls WHERE run = {run:String} AND key IN {keys:Array(String)} GROUP BY key, version) c
+       LEFT JOIN (SELECT key, version, sum(tool_calls) AS requested FROM ${this.db}.calls WHERE run = {run:String} AND key IN {keys:Array(String)} AND deleted = 0 GROUP BY key, version) c
          ON c.key = r.key AND c.version = r.version
        SETTINGS join_use_nulls = 1`,
       { run, keys },
@@ -202,8 +235,8 @@ export class Reads {
 
   /** A run's compare figures (compare.ts RunFigures), computed in the database: sums, counts and exact nearest-rank quantiles. */
   async figures(run: string, totals: RunTotals): Promise<RunFigures> {
-    const current = `(key, version) IN (SELECT key, version FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0)`;
-    const callsOf = `${this.db}.calls WHERE run = {run:String} AND ${current}`;
+    // The newest row of each call key is the current call, or a deleted row for one that is gone (sync.ts).
+    const callsOf = `${this.db}.calls FINAL WHERE run = {run:String} AND deleted = 0`;
     const rolloutsOf = `${this.rollouts} WHERE run = {run:String} AND deleted = 0`;
     const servers = await this.rows<RunFigures['comparison']['calls']['servers'][number]>(
       `SELECT model_server, count() AS calls, sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out, sum(tokens_reasoning) AS tokens_reasoning,

@@ -3,7 +3,10 @@
 // this module mirrors every row that copy changes into ClickHouse. Temporary triggers on the working copy's
 // connection record the rollouts and files each statement touched; `flush` reads those rows and writes them, each
 // rollout whole (its row, its calls, its tool calls) under one new version, rollouts last so that a reader who sees a
-// rollout's version finds all of its calls. Deleted rollouts and files are written as deleted rows.
+// rollout's version finds all of its calls. Deleted rollouts and files are written as deleted rows, and so are the
+// calls a rollout no longer has (a capture file rewritten shorter, a rollout deleted): the newest row of every call
+// key is then exactly the current call, so that a run's calls are read with FINAL alone (compare's figures), with no
+// join against the rollouts' versions.
 //
 // The files' read offsets are in ClickHouse too, so an ingest can be restarted on another machine: `hydrate` fills
 // an empty (or outdated) working copy with a run's rows from ClickHouse before its first pass, and that pass reads
@@ -16,6 +19,13 @@ import { written } from './schema';
 
 /** Rollouts read and written per insert. */
 const CHUNK = 5_000;
+
+/** A rollout whose calls the database may hold. */
+interface CallOwner {
+  run: string;
+  month: number;
+  key: string;
+}
 
 export interface SyncedRun {
   no: number;
@@ -51,13 +61,15 @@ export class ClickhouseSync {
   ) {
     // Temp objects live on this connection only: the working copy's schema is SQLite's, unchanged.
     db.exec(`
-      CREATE TEMP TABLE IF NOT EXISTS ch_dirty_rollouts (pk INTEGER PRIMARY KEY);
+      -- fresh: inserted since the last flush, so never written (its key's calls in the database, if any, are all deleted rows).
+      CREATE TEMP TABLE IF NOT EXISTS ch_dirty_rollouts (pk INTEGER PRIMARY KEY, fresh INTEGER NOT NULL DEFAULT 0);
       CREATE TEMP TABLE IF NOT EXISTS ch_deleted_rollouts (run_no INTEGER NOT NULL, key TEXT NOT NULL, PRIMARY KEY (run_no, key));
       CREATE TEMP TABLE IF NOT EXISTS ch_dirty_files (id INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS ch_deleted_files (run_no INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (run_no, id));
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_insert AFTER INSERT ON main.rollouts BEGIN
-        INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk); DELETE FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key; END;
-      CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_update AFTER UPDATE ON main.rollouts BEGIN INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk); END;
+        INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk, NOT EXISTS (SELECT 1 FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key));
+        DELETE FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_update AFTER UPDATE ON main.rollouts BEGIN INSERT OR IGNORE INTO ch_dirty_rollouts (pk) VALUES (new.pk); END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_delete AFTER DELETE ON main.rollouts BEGIN
         DELETE FROM ch_dirty_rollouts WHERE pk = old.pk; INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (old.run_no, old.key); END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_file_insert AFTER INSERT ON main.files BEGIN
@@ -102,7 +114,9 @@ export class ClickhouseSync {
     };
     // Taken and cleared in one synchronous step: whatever ingest writes while the inserts below are awaited is
     // marked again and written by the next flush.
-    const rolloutPks = (this.db.prepare('SELECT d.pk FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk WHERE r.run_no IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(known)) as number[]);
+    const dirty = this.db.prepare('SELECT d.pk, d.fresh FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk WHERE r.run_no IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(known)) as [number, number][];
+    const rolloutPks = dirty.map(([pk]) => pk);
+    const fresh = new Set(dirty.filter(([, f]) => f === 1).map(([pk]) => pk));
     const fileIds = (this.db.prepare('SELECT d.id FROM ch_dirty_files d JOIN main.files f ON f.id = d.id WHERE f.run_no IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(known)) as number[]);
     const deletedRollouts = take('ch_deleted_rollouts', 'run_no, key') as [number, string][];
     const deletedFiles = take('ch_deleted_files', 'run_no, id') as [number, number][];
@@ -110,8 +124,8 @@ export class ClickhouseSync {
     const version = this.versions.next();
     const snapshot = this.db.transaction(() => {
       const files = this.readFiles(fileIds, version);
-      const chunks: { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][] }[] = [];
-      for (let i = 0; i < rolloutPks.length; i += CHUNK) chunks.push(this.readRollouts(rolloutPks.slice(i, i + CHUNK), version));
+      const chunks: ReturnType<ClickhouseSync['readRollouts']>[] = [];
+      for (let i = 0; i < rolloutPks.length; i += CHUNK) chunks.push(this.readRollouts(rolloutPks.slice(i, i + CHUNK), fresh, version));
       const clear = (sql: string, values: unknown[]) => {
         const st = this.db.prepare(sql);
         for (const v of values) st.run(...(Array.isArray(v) ? v : [v]));
@@ -129,12 +143,15 @@ export class ClickhouseSync {
       await this.insert('files', ['run', 'run_month', ...FILE_COLS, 'version', 'deleted'], [...files, ...deletedFileRows]);
       for (const c of chunks) {
         await this.insert('calls', ['key', 'run', 'run_month', ...CALL_COLS, 'version'], c.calls);
+        await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], await this.droppedCalls(c.written, c.calls, version));
         await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], c.tools);
         await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'line_path', 'line_kind', 'version'], c.rollouts);
         await yieldToLoop();
       }
       const deletedRolloutRows = deletedRollouts.map(([no, key]) => [...deleted(ROLLOUT_COLS, { key, pk: 0 }, run(no), version), null, null]);
       if (deletedRolloutRows.length) {
+        const gone = deletedRollouts.map(([no, key]) => ({ run: run(no).id, month: run(no).month, key }));
+        await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], await this.droppedCalls(gone, [], version));
         await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'version', 'deleted', 'line_path', 'line_kind'], deletedRolloutRows);
       }
       const runs = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
@@ -143,9 +160,36 @@ export class ClickhouseSync {
       for (const no of runs) this.written.set(this.runs.get(no)!.id, version);
     } catch (err) {
       // Not written: marked again, for the next flush.
-      this.remark(rolloutPks, fileIds, deletedRollouts, deletedFiles);
+      this.remark(dirty, fileIds, deletedRollouts, deletedFiles);
       throw err;
     }
+  }
+
+  /**
+   * Deleted rows for the calls the database holds of these rollouts that `calls` (their rows now: key, run, month,
+   * then the call columns) no longer has. Rollouts inserted since the last flush are not asked about: the database
+   * holds no live call of theirs (a cold ingest's are all new).
+   */
+  private async droppedCalls(owners: CallOwner[], calls: unknown[][], version: number): Promise<unknown[][]> {
+    if (!owners.length) return [];
+    const now = new Set(calls.map((c) => `${c[1]}\u0000${c[0]}\u0000${c[4]}`));
+    const byRun = new Map<string, { month: number; keys: string[] }>();
+    for (const o of owners) {
+      if (!byRun.has(o.run)) byRun.set(o.run, { month: o.month, keys: [] });
+      byRun.get(o.run)!.keys.push(o.key);
+    }
+    const out: unknown[][] = [];
+    for (const [run, { month, keys }] of byRun) {
+      const rs = await this.client.query({
+        query: `SELECT key, any(rollout_pk), groupUniqArray(call_index) FROM ${this.database}.calls WHERE run = {run:String} AND key IN {keys:Array(String)} AND deleted = 0 GROUP BY key`,
+        query_params: { run, keys },
+        format: 'JSONCompactEachRow',
+      });
+      for (const [key, pk, indices] of await rs.json<[string, number, number[]]>()) {
+        for (const i of indices) if (!now.has(`${run}\u0000${key}\u0000${i}`)) out.push([key, run, month, pk, i, version, 1]);
+      }
+    }
+    return out;
   }
 
   private noOf(id: string): number {
@@ -153,12 +197,12 @@ export class ClickhouseSync {
     throw new Error(`no run ${id}`);
   }
 
-  private remark(rolloutPks: number[], fileIds: number[], deletedRollouts: [number, string][], deletedFiles: [number, number][]): void {
+  private remark(rollouts: [number, number][], fileIds: number[], deletedRollouts: [number, string][], deletedFiles: [number, number][]): void {
     const run = (sql: string, values: unknown[]) => {
       const st = this.db.prepare(sql);
       for (const v of values) st.run(...(Array.isArray(v) ? v : [v]));
     };
-    run('INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (?)', rolloutPks.filter((pk) => this.db.prepare('SELECT 1 FROM main.rollouts WHERE pk = ?').get(pk)));
+    run('INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (?, ?)', rollouts.filter(([pk]) => this.db.prepare('SELECT 1 FROM main.rollouts WHERE pk = ?').get(pk)));
     run('INSERT OR IGNORE INTO ch_dirty_files VALUES (?)', fileIds.filter((id) => this.db.prepare('SELECT 1 FROM main.files WHERE id = ?').get(id)));
     run('INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (?, ?)', deletedRollouts);
     run('INSERT OR IGNORE INTO ch_deleted_files VALUES (?, ?)', deletedFiles);
@@ -173,7 +217,7 @@ export class ClickhouseSync {
     });
   }
 
-  private readRollouts(pks: number[], version: number): { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][] } {
+  private readRollouts(pks: number[], fresh: ReadonlySet<number>, version: number): { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][]; written: CallOwner[] } {
     const list = JSON.stringify(pks);
     const rows = this.db
       .prepare(`SELECT r.run_no, ${ROLLOUT_COLS.map((c) => `r.${c}`).join(', ')}, f.path, f.kind FROM main.rollouts r LEFT JOIN main.files f ON f.id = r.line_file
@@ -197,7 +241,8 @@ export class ClickhouseSync {
       const { key, run } = keyOf.get(values[0] as number)!;
       return [key, run.id, run.month, ...values, version];
     });
-    return { rollouts, calls, tools };
+    const written = [...keyOf].filter(([pk]) => !fresh.has(pk)).map(([, { key, run }]) => ({ run: run.id, month: run.month, key }));
+    return { rollouts, calls, tools, written };
   }
 
   private async insert(table: string, columns: string[], values: unknown[][]): Promise<void> {

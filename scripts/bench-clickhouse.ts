@@ -1,0 +1,133 @@
+// `npm run bench:clickhouse`: target C1 of docs/design targets.md, the index in ClickHouse (the embedded chdb engine
+// here). Prints a table and writes reports/bench-clickhouse.json with the machine, the commit, the arguments and
+// every raw figure. Three children, one after the other (chdb binds one data directory per process):
+//   1. generated: a metadata set of 100M calls / 10M rollouts (10 runs) written into the index's tables by
+//      INSERT … SELECT (scripts/bench/clickhouse/generate.ts), its bytes per call, and the reader's queries over it;
+//   2. corpus-clickhouse: the 1M-call corpus of bench:index (`callscope demo`) ingested from its files into a fresh
+//      database by one worker (`serve --clickhouse`'s and `ingest`'s path), then the same queries;
+//   3. corpus-sqlite: the same corpus into the SQLite index, then the same queries: the two side by side.
+//
+//   npm run bench:clickhouse                   # 100M calls generated; the 1M-call corpus (reused from .callscope/bench-corpus)
+//   npm run bench:clickhouse -- --quick        # 2M calls generated, a 10k-call corpus
+//   flags: --runs N --rollouts-per-run N --calls-per-rollout N --corpus DIR --reps N --skip generated,corpus --keep --out FILE
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { machine } from './bench/machine';
+import { ROOT } from './bench/paths';
+import { answerRole, runRole } from './bench/process';
+import { writeReport } from './bench/report';
+import { round } from './bench/stats';
+import { fmtBytes, printTable, verdict, type TargetRow } from './bench/table';
+import { now } from './bench/time';
+import { ensureCorpus } from './bench/index/corpus';
+import { ROLES } from './bench/clickhouse/roles';
+
+const ENTRY = path.join(ROOT, 'scripts', 'bench-clickhouse.ts');
+
+function parseArguments() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      'rollouts-per-run': { type: 'string' },
+      'calls-per-rollout': { type: 'string', default: '10' },
+      corpus: { type: 'string' },
+      reps: { type: 'string' },
+      skip: { type: 'string', default: '' },
+      keep: { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+    strict: true,
+  });
+  const quick = values.quick!;
+  const args = {
+    quick,
+    runs: Number(values.runs ?? (quick ? 2 : 10)),
+    rolloutsPerRun: Number(values['rollouts-per-run'] ?? (quick ? 100_000 : 1_000_000)),
+    callsPerRollout: Number(values['calls-per-rollout']),
+    corpus: path.resolve(values.corpus ?? (quick ? '.callscope/bench-corpus-quick' : '.callscope/bench-corpus')),
+    corpusSize: quick ? { rollouts: 1_000, calls: 10_000 } : { rollouts: 100_000, calls: 1_000_000 },
+    reps: Number(values.reps ?? (quick ? 10 : 20)),
+    skip: new Set(values.skip!.split(',').filter(Boolean)),
+    keep: values.keep!,
+    out: values.out ?? null,
+  };
+  for (const s of args.skip) if (!['generated', 'corpus'].includes(s)) throw new Error(`--skip ${s}: not one of generated, corpus`);
+  if (args.runs < 2) throw new Error('--runs must be at least 2 (compare takes two)');
+  return args;
+}
+
+const ms = (x: number) => `${round(x, 1)} ms`;
+
+function tableRows(r: Record<string, any>): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const g = r.generated;
+  if (g) {
+    const q = g.queries;
+    const deepest = Math.max(...Object.values(q.list as Record<string, { ms: { p95: number } }>).map((x) => x.ms.p95));
+    const size = `${(g.calls / 1e6).toFixed(0)}M calls / ${(g.rollouts / 1e6).toFixed(0)}M rollouts`;
+    rows.push({ id: 'C1 list', target: 'list page p95 <= 200 ms at any depth', result: verdict(deepest <= 200), figure: `worst p95 ${ms(deepest)} over ${Object.keys(q.list).length} pages (first/middle/last of 5 orders, 3 filters), all ${ms(q.list_all.p95)} p95; ${size}` });
+    rows.push({ id: 'C1 compare', target: 'compare of two runs <= 1 s', result: verdict(q.compare_first_ms <= 1000), figure: `first ${ms(q.compare_first_ms)}${q.compare_first_pending.some(Boolean) ? ' (task parts pending)' : ''}, warm p50 ${ms(q.compare_warm.p50)}; runs of ${(g.set.rolloutsPerRun / 1e6).toFixed(1)}M rollouts` });
+    rows.push({ id: 'C1 tasks', target: 'task page <= 500 ms', result: verdict(q.task_page_first_ms <= 500 && q.task_page_warm.p95 <= 500), figure: `first ${ms(q.task_page_first_ms)} (${q.tasks_in_run} tasks), warm p95 ${ms(q.task_page_warm.p95)}, task detail p95 ${ms(q.task_detail.p95)}` });
+    rows.push({ id: 'C1 rollout', target: 'rollout detail <= 100 ms', result: verdict(q.rollout_detail.p95 <= 100), figure: `p95 ${ms(q.rollout_detail.p95)}, p50 ${ms(q.rollout_detail.p50)} (row, attempts, ${g.set.callsPerRollout} calls, best of task)` });
+    rows.push({ id: 'C1 disk', target: '<= 60 B/call on disk', result: verdict(g.disk.per_call <= 60), figure: `${g.disk.per_call} B/call (${fmtBytes(g.disk.bytes)} for ${g.calls} calls, every table; data dir ${g.disk.data_dir_per_call} B/call)` });
+  }
+  const c = r.corpus_clickhouse;
+  const s = r.corpus_sqlite;
+  if (c) rows.push({ id: 'C1 ingest', target: '>= 100k calls/s per worker', result: verdict(c.calls_per_s >= 100_000), figure: `${Math.round(c.calls_per_s)} calls/s (${c.calls} calls from files in ${c.ingest_s} s, one worker)${s ? `; SQLite alone ${Math.round(s.calls_per_s)} calls/s` : ''}` });
+  if (c && s) {
+    const pair = (name: string, f: (q: any) => number) => `${name} ${ms(f(s.queries))} / ${ms(f(c.queries))}`;
+    rows.push({
+      id: 'C1 side',
+      target: 'side by side with SQLite (1M calls)',
+      result: 'info',
+      figure: [pair('list p95', (q) => q.list_all.p95), pair('compare first', (q) => q.compare_first_ms), pair('task first', (q) => q.task_page_first_ms), pair('rollout p95', (q) => q.rollout_detail.p95), `disk ${s.disk.per_call} / ${c.disk.per_call} B/call`].join('; ') + ' (SQLite / ClickHouse)',
+    });
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const args = parseArguments();
+  const started = now();
+  const report: Record<string, any> = { benchmark: 'clickhouse', started_at: new Date().toISOString(), machine: machine({ dirtyPaths: ['lib', 'scripts'] }), args: { ...args, skip: [...args.skip] } };
+  const work = path.join(ROOT, '.callscope', `bench-clickhouse-${process.pid}`);
+  const step = (s: string) => process.stderr.write(`bench: ${s} (${((now() - started) / 1000).toFixed(0)} s)\n`);
+  if (!args.skip.has('generated')) {
+    step(`generated set: ${args.runs} runs x ${args.rolloutsPerRun} rollouts x ${args.callsPerRollout} calls into chdb`);
+    report.generated = await runRole(ENTRY, 'generated', {
+      dir: path.join(work, 'generated'), set: { runs: args.runs, rolloutsPerRun: args.rolloutsPerRun, callsPerRollout: args.callsPerRollout, k: 8, seed: 20261203 }, reps: args.reps, keep: args.keep,
+    });
+  }
+  if (!args.skip.has('corpus')) {
+    report.corpus = { dir: args.corpus, ...(await ensureCorpus(args.corpus, { ...args.corpusSize, seed: 'callscope' })) };
+    step('corpus into ClickHouse (chdb), one worker, then the queries');
+    report.corpus_clickhouse = await runRole(ENTRY, 'corpus-clickhouse', { dir: path.join(work, 'corpus-clickhouse'), corpus: args.corpus, reps: args.reps, keep: args.keep });
+    step('corpus into SQLite, then the queries');
+    report.corpus_sqlite = await runRole(ENTRY, 'corpus-sqlite', { dir: path.join(work, 'corpus-sqlite'), corpus: args.corpus, reps: args.reps, keep: args.keep });
+  }
+  report.machine.load_average_end = os.loadavg();
+  report.duration_s = round((now() - started) / 1000, 1);
+  report.table = tableRows(report);
+  const file = path.resolve(ROOT, args.out ?? path.join('reports', 'bench-clickhouse.json'));
+  writeReport(file, report);
+  printTable(report.table);
+  process.stdout.write(`\n${report.machine.cpu_model} x${report.machine.cpus}, Node ${report.machine.node}, ${String(report.machine.commit).slice(0, 12)}; ${report.duration_s} s\nwrote ${path.relative(ROOT, file)}\n`);
+}
+
+const childAt = process.argv.indexOf('--child');
+if (childAt >= 0) {
+  answerRole(ROLES, process.argv[childAt + 1], process.argv[childAt + 2]).then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
