@@ -27,7 +27,7 @@ import type { PathSpec, RunSource } from '../sources/discovery';
 import type { CallContext, CallDetail, ChangeEvent, FileSpan, IndexReader, IndexRolloutDetail, IndexTaskDetail } from '../reader';
 import { describeTarget, openClient, type ClickhouseTarget } from './connection';
 import { CLICKHOUSE_SCHEMA, ddl } from './schema';
-import { Reads, spans } from './reads';
+import { attemptsOf, Reads, spans, type TaskMate } from './reads';
 import { ClickhouseSync, Versions, type SyncedRun } from './sync';
 import { hydrateRun, localState, markAllDirty, recordSynced } from './hydrate';
 
@@ -68,6 +68,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     groups: new Map<string, GroupsEntry>(),
     figures: new Map<string, { v: number; figures: Promise<RunFigures> }>(),
     rows: new Map<string, { v: number; row: RowRead }>(),
+    mates: new Map<string, { v: number; mates: TaskMate[] }>(),
   };
   private readonly progress = new Map<string, Progress>();
   private timers: NodeJS.Timeout[] = [];
@@ -312,6 +313,19 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     return this.runSource(runId) ? this.reads.listRollouts(runId, query) : null;
   }
 
+  /** The rollouts of a row's task, kept until the run's version moves (a rollout page asks for its attempts and its task's best). */
+  private async mates(runId: string, row: RolloutRow): Promise<TaskMate[]> {
+    if (row.task_index === null) return [];
+    const id = `${runId}\u0000${row.task_index}`;
+    const v = this.runVersions.get(runId) ?? 0;
+    const kept = this.kept.mates.get(id);
+    if (kept && kept.v === v) return kept.mates;
+    const mates = await this.reads.taskMates(runId, row.task_index);
+    if (this.kept.mates.size >= KEPT_ROWS) this.kept.mates.delete(this.kept.mates.keys().next().value as string);
+    this.kept.mates.set(id, { v, mates });
+    return mates;
+  }
+
   /** A rollout's row, kept until its run's version moves (`fresh`: read it again). */
   private async row(runId: string, key: string, fresh = false): Promise<RowRead | null> {
     if (!this.runSource(runId)) return null;
@@ -378,13 +392,13 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
 
   async rolloutAttempts(runId: string, key: string): Promise<IndexRolloutDetail['attempts'] | null> {
     const r = await this.row(runId, key);
-    return r ? this.reads.attempts(runId, r.row) : null;
+    return r ? attemptsOf(r.row, await this.mates(runId, r.row)) : null;
   }
 
   async bestOfTask(runId: string, key: string): Promise<{ key: string; reward: number | null } | null> {
     const r = await this.row(runId, key);
     if (!r || r.row.task_index === null) return null;
-    const others = await this.reads.taskOthers(runId, r.row);
+    const others = (await this.mates(runId, r.row)).filter((m) => m.pk !== r.row.pk);
     const best = bestOf(others.map((o) => ({ key: o.key, reward: o.reward, failed: o.failure_class !== null, order: o.rollout_index ?? 0, attempt: o.attempt ?? 0 })));
     return best && { key: best.key, reward: best.reward };
   }
@@ -393,7 +407,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     const run = this.runSource(runId);
     const r = await this.row(runId, key);
     if (!run || !r) return null;
-    return rolloutDetailOf(runId, run, r.row, this.spanOf(run, r), async () => (await this.callLocations(runId, key)) ?? [], await this.reads.attempts(runId, r.row));
+    return rolloutDetailOf(runId, run, r.row, this.spanOf(run, r), async () => (await this.callLocations(runId, key)) ?? [], attemptsOf(r.row, await this.mates(runId, r.row)));
   }
 
   async callDetail(runId: string, key: string, callId: string): Promise<CallDetail | null> {

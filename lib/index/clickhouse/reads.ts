@@ -146,59 +146,41 @@ export class Reads {
     return out;
   }
 
-  /** The other attempts at a task and rollout index. */
-  async attempts(run: string, row: RolloutRow): Promise<{ key: string; attempt: number | null; failure_class: string | null; reward: number | null }[]> {
-    if (row.task_index === null || row.rollout_index === null) return [];
-    return this.rows(
-      `SELECT key, attempt, failure_class, reward FROM ${this.rollouts} WHERE run = {run:String} AND task_index = {t:Int64} AND rollout_index = {r:Int64} AND pk != {pk:Int64} AND deleted = 0
-       ORDER BY ifNull(attempt, 0), pk`,
-      { run, t: row.task_index, r: row.rollout_index, pk: row.pk },
-    );
-  }
-
-  /** The other rollouts of a task, any agent (bestOfTask's candidates), in pk order. */
-  async taskOthers(run: string, row: RolloutRow): Promise<{ key: string; reward: number | null; failure_class: string | null; rollout_index: number | null; attempt: number | null }[]> {
-    return this.rows(
-      `SELECT key, reward, failure_class, rollout_index, attempt FROM ${this.rollouts} WHERE run = {run:String} AND task_index = {t:Int64} AND pk != {pk:Int64} AND deleted = 0 ORDER BY pk`,
-      { run, t: row.task_index, pk: row.pk },
+  /** Every rollout of a task (any agent, any kind) in pk order: what the rollout page's attempts and best of task are taken from. */
+  async taskMates(run: string, taskIndex: number): Promise<TaskMate[]> {
+    return this.rows<TaskMate>(
+      `SELECT key, pk, rollout_index, attempt, failure_class, reward FROM ${this.rollouts} WHERE run = {run:String} AND task_index = {t:Int64} AND deleted = 0 ORDER BY pk`,
+      { run, t: taskIndex },
     );
   }
 
   /**
-   * The run's rows for its task groups, in task order (aggregates/tasks.ts rowChunks). Read as columns (one JSON
-   * value, not one per row), and each task's name once: a group takes the name of its first row that has one
-   * (task-groups.ts), which is the first by (rollout_index, line_no, pk) of the rows it takes, so every row of the
-   * task carries that name.
+   * The run's rows for its task groups (aggregates/tasks.ts rowChunks): the columns the groups take, a task's rows
+   * together in one array (in rollout_index, line_no, pk order: the order within a task is all the groups depend
+   * on), and each task's name once: a group takes the name of its first row that has one (task-groups.ts), the first
+   * by that order of the rows it takes, so every row of the task carries it. A run's 100k rows come out of the engine
+   * as some 12k arrays, far cheaper to decode than 100k rows.
    */
   async taskRows(run: string): Promise<TaskRow[]> {
-    const from = `FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0 AND line_problem IS NULL AND line_kind IS NOT NULL`;
-    const rs = await this.client.query({
-      query: `SELECT key, agent, task_index, rollout_index, reward, shown_tokens_total, latency_sum, line_kind, line_no, pk ${from}
-       ORDER BY (task_index IS NOT NULL AND rollout_index IS NOT NULL), task_index NULLS FIRST, rollout_index NULLS FIRST, line_no, pk`,
-      query_params: { run },
-      format: 'JSONCompactColumns' as never,
-    });
-    const columns = JSON.parse(await rs.text()) as unknown[][];
-    if (!columns.length) return []; // no rows: no columns
-    const [key, agent, taskIndex, rolloutIndex, reward, tokens, latency, kind, lineNo, pk] = columns as [
-      string[], (string | null)[], (number | null)[], (number | null)[], (number | null)[], (number | null)[], (number | null)[], string[], number[], number[],
-    ];
-    const names = new Map(
-      (await this.arrays<[string | null, number, string]>(
-        `SELECT agent, task_index, argMin(name, (rollout_index, line_no, pk)) FROM (SELECT agent, task_index, rollout_index, line_no, pk, ifNull(task, substringUTF8(prompt, 1, 200)) AS name
-          ${from} AND line_kind = 'rollouts' AND task_index IS NOT NULL AND rollout_index IS NOT NULL AND reward IS NOT NULL) WHERE name IS NOT NULL GROUP BY agent, task_index`,
+    const from = `FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0 AND line_problem IS NULL`;
+    const [tasks, failures] = await Promise.all([
+      this.arrays<[string | null, number | null, string | null, [number, number, number, string, number | null, number | null, number | null, number | null][]]>(
+        `SELECT agent, task_index, argMinIf(name, (rollout_index, line_no, pk), name IS NOT NULL AND rollout_index IS NOT NULL AND reward IS NOT NULL),
+          arraySort(groupArray((ifNull(rollout_index, -1), line_no, pk, key, rollout_index, reward, shown_tokens_total, latency_sum)))
+         FROM (SELECT agent, task_index, rollout_index, line_no, pk, key, reward, shown_tokens_total, latency_sum, ifNull(task, substringUTF8(prompt, 1, 200)) AS name
+           ${from} AND line_kind = 'rollouts')
+         GROUP BY agent, task_index`,
         { run },
-      )).map(([a, t, name]) => [`${a ?? ''}\u0000${a === null ? 0 : 1}\u0000${t}`, name]),
-    );
-    const rows: TaskRow[] = new Array(key.length);
-    for (let i = 0; i < key.length; i++) {
-      const t = taskIndex[i];
-      rows[i] = {
-        key: key[i], agent: agent[i], task_index: t, rollout_index: rolloutIndex[i], reward: reward[i],
-        task: t === null ? null : (names.get(`${agent[i] ?? ''}\u0000${agent[i] === null ? 0 : 1}\u0000${t}`) ?? null),
-        tokens_total: tokens[i], latency_ms: latency[i], kind: kind[i], line_no: lineNo[i], pk: pk[i],
-      };
+      ),
+      this.arrays<[string | null, number | null]>(`SELECT agent, task_index ${from} AND line_kind = 'failures'`, { run }),
+    ]);
+    const rows: TaskRow[] = [];
+    for (const [agent, taskIndex, name, list] of tasks) {
+      for (const [, , , key, rolloutIndex, reward, tokens, latency] of list) {
+        rows.push({ key, agent, task_index: taskIndex, rollout_index: rolloutIndex, reward, task: taskIndex === null ? null : name, tokens_total: tokens, latency_ms: latency, kind: 'rollouts', line_no: 0, pk: 0 });
+      }
     }
+    for (const [agent, t] of failures) rows.push({ key: '', agent, task_index: t, rollout_index: null, reward: null, task: null, tokens_total: null, latency_ms: null, kind: 'failures', line_no: 0, pk: 0 });
     return rows;
   }
 
@@ -293,6 +275,24 @@ export class Reads {
       return { count: n, sum: counts[2 * i + 1], quantiles: n ? values[i] : qs.map(() => null) };
     });
   }
+}
+
+export interface TaskMate {
+  key: string;
+  pk: number;
+  rollout_index: number | null;
+  attempt: number | null;
+  failure_class: string | null;
+  reward: number | null;
+}
+
+/** The other attempts at a row's task and rollout index (SQLite's order: attempt, then pk). */
+export function attemptsOf(row: RolloutRow, mates: TaskMate[]): { key: string; attempt: number | null; failure_class: string | null; reward: number | null }[] {
+  if (row.task_index === null || row.rollout_index === null) return [];
+  return mates
+    .filter((m) => m.rollout_index === row.rollout_index && m.pk !== row.pk)
+    .sort((a, b) => (a.attempt ?? 0) - (b.attempt ?? 0) || a.pk - b.pk)
+    .map((m) => ({ key: m.key, attempt: m.attempt, failure_class: m.failure_class, reward: m.reward }));
 }
 
 /** The line span of a rollout row read by `rollout` (kept beside the row, which answers only the API's columns). */
