@@ -1,14 +1,15 @@
 // `npm run bench:clickhouse`: target C1 of docs/design targets.md, the index in ClickHouse (the embedded chdb engine
 // here). Prints a table and writes reports/bench-clickhouse.json with the machine, the commit, the arguments and
 // every raw figure. Three children, one after the other (chdb binds one data directory per process):
-//   1. generated: a metadata set of 100M calls / 10M rollouts (10 runs) written into the index's tables by
+//   1. generated: a metadata set of 100M calls / 10M rollouts (100 runs of 100k rollouts, each rollout 10 calls, as a
+//      team's many collection jobs would be) written into the index's tables by
 //      INSERT … SELECT (scripts/bench/clickhouse/generate.ts), its bytes per call, and the reader's queries over it;
 //   2. corpus-clickhouse: the 1M-call corpus of bench:index (`callscope demo`) ingested from its files into a fresh
 //      database by one worker (`serve --clickhouse`'s and `ingest`'s path), then the same queries;
 //   3. corpus-sqlite: the same corpus into the SQLite index, then the same queries: the two side by side.
 //
 //   npm run bench:clickhouse                   # 100M calls generated; the 1M-call corpus (reused from .callscope/bench-corpus)
-//   npm run bench:clickhouse -- --quick        # 2M calls generated, a 10k-call corpus
+//   npm run bench:clickhouse -- --quick        # 2M calls generated (2 runs), a 10k-call corpus
 //   flags: --runs N --rollouts-per-run N --calls-per-rollout N --corpus DIR --reps N --skip generated,corpus --keep --out FILE
 import os from 'node:os';
 import path from 'node:path';
@@ -43,8 +44,8 @@ function parseArguments() {
   const quick = values.quick!;
   const args = {
     quick,
-    runs: Number(values.runs ?? (quick ? 2 : 10)),
-    rolloutsPerRun: Number(values['rollouts-per-run'] ?? (quick ? 100_000 : 1_000_000)),
+    runs: Number(values.runs ?? (quick ? 2 : 100)),
+    rolloutsPerRun: Number(values['rollouts-per-run'] ?? 100_000),
     callsPerRollout: Number(values['calls-per-rollout']),
     corpus: path.resolve(values.corpus ?? (quick ? '.callscope/bench-corpus-quick' : '.callscope/bench-corpus')),
     corpusSize: quick ? { rollouts: 1_000, calls: 10_000 } : { rollouts: 100_000, calls: 1_000_000 },
