@@ -39,12 +39,14 @@ const FLUSH_MS = 500;
 const COMPARE_BUILD_ROWS = 20_000;
 /** Runs whose task groups are kept at once (a run of 1M rollouts keeps some 200 MB of them). */
 const KEPT_GROUPS = 6;
+/** How long a run is quiet before its kept task groups are built again. */
+const REBUILD_QUIET_MS = 1_000;
 /** Rollout rows kept (a rollout page reads its row several times; a list page's rows are not kept). */
 const KEPT_ROWS = 2_000;
 
 type RowRead = NonNullable<Awaited<ReturnType<Reads['rollout']>>>;
-/** A run's task groups at a version: being built (`done` false) or built. */
-type GroupsEntry = { v: number; groups: Promise<AgentTasks[]>; built: AgentTasks[] | null; done: boolean };
+/** A run's task groups at a version: being built (`built` null) or built. */
+type GroupsEntry = { v: number; groups: Promise<AgentTasks[]>; built: AgentTasks[] | null };
 
 export interface ClickhouseIndexOptions extends IndexOptions {
   /** Keep the PATHs ingested (a working copy under the index dir, mirrored into the database). */
@@ -77,6 +79,9 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   private flushError: string | null = null;
   private readonly versions = new Versions();
   private polling: Promise<void> = Promise.resolve();
+  /** The task groups of the most recently written runs, built in the background once the reader has started. */
+  prebuilt: Promise<void> = Promise.resolve();
+  private readonly rebuilds = new Map<string, NodeJS.Timeout>();
 
   private constructor(
     readonly target: ClickhouseTarget,
@@ -134,6 +139,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     }
     await this.loadRuns();
     await this.poll(true);
+    this.prebuilt = this.prebuildGroups();
     this.timers.push(setInterval(() => void this.poll(false).catch(() => undefined), this.options.pollMs ?? POLL_MS));
     for (const t of this.timers) t.unref();
   }
@@ -245,9 +251,8 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
       if (!this.local || [...byRun.keys()].some((id) => !this.runs.some((r) => r.id === id))) await this.loadRuns();
       for (const [run, keys] of byRun) {
         if (!this.runs.some((r) => r.id === run)) continue;
-        // Groups someone asked for are built again at once, so that the next Tasks page finds them.
-        // (Not while one is being built: a live run's versions move faster than a large run's groups are built.)
-        if (this.kept.groups.get(run)?.done) void this.taskGroups(run).catch(() => undefined);
+        // Groups someone asked for are built again once the run is quiet, so that the next Tasks page finds them.
+        if (this.kept.groups.has(run)) this.rebuildWhenQuiet(run);
         this.emit('change', { run, rollouts: [...keys] } satisfies ChangeEvent);
       }
     });
@@ -262,6 +267,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   async close(): Promise<void> {
     if (this.closed) return;
     for (const t of this.timers) clearInterval(t);
+    for (const t of this.rebuilds.values()) clearTimeout(t);
     await this.pendingFlush?.catch(() => undefined);
     this.closed = true;
     this.local?.close();
@@ -438,18 +444,38 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     const v = this.runVersions.get(runId) ?? 0;
     const kept = this.kept.groups.get(runId);
     if (kept && kept.v === v) return kept.groups;
-    const entry: GroupsEntry = { v, groups: this.reads.taskRows(runId).then(groupsOf), built: null, done: false };
+    const entry: GroupsEntry = { v, groups: this.reads.taskRows(runId).then(groupsOf), built: null };
     this.kept.groups.delete(runId);
     if (this.kept.groups.size >= KEPT_GROUPS) this.kept.groups.delete(this.kept.groups.keys().next().value as string);
     this.kept.groups.set(runId, entry);
     entry.groups.then(
-      (g) => {
-        entry.built = g;
-        entry.done = true;
-      },
+      (g) => (entry.built = g),
       () => this.kept.groups.get(runId) === entry && this.kept.groups.delete(runId),
     );
     return entry.groups;
+  }
+
+  /**
+   * Builds the task groups of the runs written last (up to KEPT_GROUPS), one at a time, so that their first Tasks page
+   * finds them: a run of 100k rollouts takes most of a second (the same build SQLite's index does after each pass).
+   */
+  private async prebuildGroups(): Promise<void> {
+    const recent = [...this.runs].sort((a, b) => (this.runVersions.get(b.id) ?? 0) - (this.runVersions.get(a.id) ?? 0) || a.ord - b.ord).slice(0, KEPT_GROUPS);
+    for (const run of recent) {
+      if (this.closed) return;
+      await this.taskGroups(run.id).catch(() => undefined);
+    }
+  }
+
+  /** Builds a run's task groups again REBUILD_QUIET_MS after its last change (a cold ingest changes it every flush). */
+  private rebuildWhenQuiet(run: string): void {
+    clearTimeout(this.rebuilds.get(run));
+    const t = setTimeout(() => {
+      this.rebuilds.delete(run);
+      if (!this.closed) void this.taskGroups(run).catch(() => undefined);
+    }, REBUILD_QUIET_MS);
+    t.unref();
+    this.rebuilds.set(run, t);
   }
 
   /** Compare's task groups of a run: kept ones, or built now for a small run; a large run's are built in the background (null: pending). */

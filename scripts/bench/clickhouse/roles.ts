@@ -91,9 +91,11 @@ async function childGenerated(p: ChildParams) {
   const tOpen = now();
   const index = await ClickhouseIndex.open(target, [{ path: GENERATED_ROOT }], path.join(p.dir, 'index'), { ingest: false });
   const open_ms = now() - tOpen;
+  await index.prebuilt;
+  const prebuild_ms = now() - tOpen - open_ms;
   const runs = await index.listRuns();
   const queries = await measureQueries(index, {
-    runs: [runId(0), runId(1)], rollouts: set.rolloutsPerRun, reps: p.reps, rowAt: clickhouseRowAt(client), keys: await someKeys(client, runId(0), p.reps),
+    runs: [runId(0), runId(1)], rollouts: set.rolloutsPerRun, reps: p.reps, rowAt: clickhouseRowAt(client), keys: await someKeys(client, runId(0), p.reps), coldRun: runId(set.runs - 1),
   });
   const memory = vmStatus('self');
   await index.close();
@@ -102,7 +104,7 @@ async function childGenerated(p: ChildParams) {
   return {
     set, calls, rollouts: set.runs * set.rolloutsPerRun, generation_s: round(generation_s, 1), generation: took,
     disk: { ...disk, bytes, per_call: round(bytes / calls, 1), data_dir_bytes: dataDir, data_dir_per_call: round(dataDir / calls, 1) },
-    open_ms: round(open_ms), runs_listed: runs.length, run_totals_calls: runs.find((r) => r.id === runId(0))?.totals.calls ?? null, queries, memory,
+    open_ms: round(open_ms), prebuild_ms: round(prebuild_ms), runs_listed: runs.length, run_totals_calls: runs.find((r) => r.id === runId(0))?.totals.calls ?? null, queries, memory,
   };
 }
 
@@ -170,7 +172,8 @@ async function corpusQueries(
   const bySize = [...runs].sort((x, y) => y.totals.rollouts - x.totals.rollouts);
   const a = bySize[0];
   const b = bySize[1] ?? a;
-  const queries = await measureQueries(index, { runs: [a.id, b.id], rollouts: a.totals.rollouts, reps, rowAt, keys: await keys(a.id, reps) });
+  // One run only: its cold Tasks page is the corpus's (measured first, before the run's groups are built).
+  const queries = await measureQueries(index, { runs: [a.id, b.id], rollouts: a.totals.rollouts, reps, rowAt, keys: await keys(a.id, reps), coldRun: a.id });
   return { run: a.id, compared_with: b.id, queries };
 }
 
