@@ -11,6 +11,8 @@
 //   npm run bench:clickhouse                   # 100M calls generated; the 1M-call corpus (reused from .callscope/bench-corpus)
 //   npm run bench:clickhouse -- --quick        # 2M calls generated (2 runs), a 10k-call corpus
 //   flags: --runs N --rollouts-per-run N --calls-per-rollout N --corpus DIR --reps N --skip generated,corpus --keep --out FILE
+//          --retable FILE (a report's table made again from its figures)
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +40,7 @@ function parseArguments() {
       skip: { type: 'string', default: '' },
       keep: { type: 'boolean', default: false },
       out: { type: 'string' },
+      retable: { type: 'string' },
     },
     strict: true,
   });
@@ -53,6 +56,8 @@ function parseArguments() {
     skip: new Set(values.skip!.split(',').filter(Boolean)),
     keep: values.keep!,
     out: values.out ?? null,
+    /** A report written before: its table made again from its figures (after a change to the table's wording). */
+    retable: values.retable ?? null,
   };
   for (const s of args.skip) if (!['generated', 'corpus'].includes(s)) throw new Error(`--skip ${s}: not one of generated, corpus`);
   if (args.runs < 2) throw new Error('--runs must be at least 2 (compare takes two)');
@@ -70,20 +75,25 @@ function tableRows(r: Record<string, any>): TargetRow[] {
     const size = `${(g.calls / 1e6).toFixed(0)}M calls / ${(g.rollouts / 1e6).toFixed(0)}M rollouts`;
     rows.push({ id: 'C1 list', target: 'list page p95 <= 200 ms at any depth', result: verdict(deepest <= 200), figure: `worst p95 ${ms(deepest)} over ${Object.keys(q.list).length} pages (first/middle/last of 5 orders, 3 filters), all ${ms(q.list_all.p95)} p95; ${size}` });
     rows.push({ id: 'C1 compare', target: 'compare of two runs <= 1 s', result: verdict(q.compare_first_ms <= 1000), figure: `first ${ms(q.compare_first_ms)}${q.compare_first_pending.some(Boolean) ? ' (task parts pending)' : ''}, warm p50 ${ms(q.compare_warm.p50)}; runs of ${(g.set.rolloutsPerRun / 1e6).toFixed(1)}M rollouts` });
-    rows.push({ id: 'C1 tasks', target: 'task page <= 500 ms', result: verdict(q.task_page_first_ms <= 500 && q.task_page_warm.p95 <= 500), figure: `first ${ms(q.task_page_first_ms)} (${q.tasks_in_run} tasks), warm p95 ${ms(q.task_page_warm.p95)}, task detail p95 ${ms(q.task_detail.p95)}` });
+    rows.push({
+      id: 'C1 tasks',
+      target: 'task page <= 500 ms',
+      result: verdict(q.task_page_first_built_ms <= 500 && q.task_page_warm.p95 <= 500 && q.task_detail.p95 <= 500),
+      figure: `first page once the run's groups are built ${ms(q.task_page_first_built_ms)} (${q.tasks_in_run} tasks; built in the background after start: ${round(g.prebuild_ms / 1000, 1)} s for 6 runs), other pages p95 ${ms(q.task_page_warm.p95)}, task detail p95 ${ms(q.task_detail.p95)}; a run nobody built: first page ${ms(q.task_page_cold_ms)}`,
+    });
     rows.push({ id: 'C1 rollout', target: 'rollout detail <= 100 ms', result: verdict(q.rollout_detail.p95 <= 100), figure: `p95 ${ms(q.rollout_detail.p95)}, p50 ${ms(q.rollout_detail.p50)} (row, attempts, ${g.set.callsPerRollout} calls, best of task)` });
     rows.push({ id: 'C1 disk', target: '<= 60 B/call on disk', result: verdict(g.disk.per_call <= 60), figure: `${g.disk.per_call} B/call (${fmtBytes(g.disk.bytes)} for ${g.calls} calls, every table; data dir ${g.disk.data_dir_per_call} B/call)` });
   }
   const c = r.corpus_clickhouse;
   const s = r.corpus_sqlite;
-  if (c) rows.push({ id: 'C1 ingest', target: '>= 100k calls/s per worker', result: verdict(c.calls_per_s >= 100_000), figure: `${Math.round(c.calls_per_s)} calls/s (${c.calls} calls from files in ${c.ingest_s} s, one worker)${s ? `; SQLite alone ${Math.round(s.calls_per_s)} calls/s` : ''}` });
+  if (c) rows.push({ id: 'C1 ingest', target: '>= 100k calls/s per worker', result: verdict(c.calls_per_s >= 100_000), figure: `${Math.round(c.calls_per_s)} calls/s (${c.calls} calls from files in ${c.ingest_s} s, one worker: SQLite's ingest into the working copy, mirrored)${s ? `; the SQLite index alone ${Math.round(s.calls_per_s)} calls/s` : ''}` });
   if (c && s) {
     const pair = (name: string, f: (q: any) => number) => `${name} ${ms(f(s.queries))} / ${ms(f(c.queries))}`;
     rows.push({
       id: 'C1 side',
       target: 'side by side with SQLite (1M calls)',
       result: 'info',
-      figure: [pair('list p95', (q) => q.list_all.p95), pair('compare first', (q) => q.compare_first_ms), pair('task first', (q) => q.task_page_first_ms), pair('rollout p95', (q) => q.rollout_detail.p95), `disk ${s.disk.per_call} / ${c.disk.per_call} B/call`].join('; ') + ' (SQLite / ClickHouse)',
+      figure: [pair('list p95', (q) => q.list_all.p95), pair('compare first', (q) => q.compare_first_ms), pair('task page after ingest', (q) => q.task_page_cold_ms), pair('rollout p95', (q) => q.rollout_detail.p95), `disk ${s.disk.per_call} / ${c.disk.per_call} B/call`].join('; ') + ' (SQLite / ClickHouse)',
     });
   }
   return rows;
@@ -91,6 +101,12 @@ function tableRows(r: Record<string, any>): TargetRow[] {
 
 async function main(): Promise<void> {
   const args = parseArguments();
+  if (args.retable) {
+    const report = JSON.parse(readFileSync(args.retable, 'utf8'));
+    report.table = tableRows(report);
+    writeReport(args.retable, report);
+    return printTable(report.table);
+  }
   const started = now();
   const report: Record<string, any> = { benchmark: 'clickhouse', started_at: new Date().toISOString(), machine: machine({ dirtyPaths: ['lib', 'scripts'] }), args: { ...args, skip: [...args.skip] } };
   const work = path.join(ROOT, '.callscope', `bench-clickhouse-${process.pid}`);

@@ -30,6 +30,11 @@ const FILL_MIN_BATCHES = 3;
 export interface IndexOptions extends IngestOptions {
   compareBatchShift?: number;
   compareFillMin?: number;
+  /**
+   * An index nobody reads from (the ClickHouse ingest's working copy, clickhouse/sync.ts): its compare figures and
+   * task groups are not filled in the background after a pass.
+   */
+  workingCopy?: boolean;
   /** Runs of at most this many rollouts get their task groups built by compare itself (default COMPARE_BUILD_ROWS). */
   compareTaskRows?: number;
 }
@@ -100,7 +105,7 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
    */
   private fillCompare(runNo: number, batches: Iterable<number>): void {
     const todo = [...new Set(batches)].sort((x, y) => x - y);
-    if (todo.length < (this.options.compareFillMin ?? FILL_MIN_BATCHES)) return;
+    if (this.options.workingCopy || todo.length < (this.options.compareFillMin ?? FILL_MIN_BATCHES)) return;
     this.fillScheduled.add(runNo);
     const previous = this.filling;
     const pass = this.ingesting; // a full pass (and its index build) finishes first
@@ -445,7 +450,7 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
    * one waiting (it reads the run as it is when it starts, so passes that land meanwhile need no build of their own).
    */
   private prebuildTasks(run: RunSource & { no: number }): void {
-    if (this.taskBuildQueued.has(run.no)) return;
+    if (this.options.workingCopy || this.taskBuildQueued.has(run.no)) return;
     this.taskBuildQueued.add(run.no);
     const previous = this.taskBuilds.get(run.no) ?? Promise.resolve();
     const next = previous

@@ -109,7 +109,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     if (options.ingest) {
       // One working copy per database (never shared between databases).
       const name = createHash('sha256').update(describeTarget(target)).digest('hex').slice(0, 16);
-      local = await CallscopeIndex.open(specs, path.join(indexDir, `clickhouse-${name}`), options);
+      local = await CallscopeIndex.open(specs, path.join(indexDir, `clickhouse-${name}`), { ...options, workingCopy: true });
     }
     const index = new ClickhouseIndex(target, client, specs, local, options);
     await index.start();
@@ -482,7 +482,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   private async groupsForCompare(runId: string): Promise<AgentTasks[] | null> {
     const kept = this.kept.groups.get(runId);
     if (kept && kept.v === (this.runVersions.get(runId) ?? 0) && kept.built) return kept.built;
-    if ((await this.totals(runId)).rollouts <= COMPARE_BUILD_ROWS) return (await this.taskGroups(runId)) ?? [];
+    if ((await this.totals(runId)).rollouts <= (this.options.compareTaskRows ?? COMPARE_BUILD_ROWS)) return (await this.taskGroups(runId)) ?? [];
     void this.taskGroups(runId).catch(() => undefined);
     return null;
   }
