@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { machine } from './bench/machine';
 import { ROOT } from './bench/paths';
-import { answerRole, runRole } from './bench/process';
+import { runBenchScript, runRole } from './bench/process';
 import { writeReport } from './bench/report';
 import { round } from './bench/stats';
 import { fmtBytes, printTable, verdict, type TargetRow } from './bench/table';
@@ -133,18 +133,4 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${report.machine.cpu_model} x${report.machine.cpus}, Node ${report.machine.node}, ${String(report.machine.commit).slice(0, 12)}; ${report.duration_s} s\nwrote ${path.relative(ROOT, file)}\n`);
 }
 
-const childAt = process.argv.indexOf('--child');
-if (childAt >= 0) {
-  answerRole(ROLES, process.argv[childAt + 1], process.argv[childAt + 2]).then(
-    () => process.exit(0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runBenchScript(ROLES, main);

@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './bench/paths';
-import { answerRole } from './bench/process';
+import { runBenchScript } from './bench/process';
 import { writeReport } from './bench/report';
 import { round } from './bench/stats';
 import { fmtBytes, printTable } from './bench/table';
@@ -166,18 +166,4 @@ async function main(): Promise<void> {
   );
 }
 
-const childAt = process.argv.indexOf('--child');
-if (childAt >= 0) {
-  answerRole(ROLES, process.argv[childAt + 1], process.argv[childAt + 2]).then(
-    () => process.exit(0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-} else {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
+runBenchScript(ROLES, main);

@@ -30,6 +30,19 @@ export function runRole<R>(script: string, role: string, params: object, nodeFla
   });
 }
 
+/**
+ * A benchmark script's entry: as a child (`--child ROLE PARAMS`) it answers that role; otherwise it runs `main`.
+ * Either way an error is printed and the process exits 1.
+ */
+export function runBenchScript<P extends { out: string }>(roles: Record<string, (p: P) => Promise<unknown>>, main: () => Promise<void>): void {
+  const childAt = process.argv.indexOf('--child');
+  const run = childAt >= 0 ? answerRole(roles, process.argv[childAt + 1], process.argv[childAt + 2]).then(() => process.exit(0)) : main();
+  run.catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+
 /** The child's side of runRole: runs `role` with the params it was given and writes its result. */
 export async function answerRole<P extends { out: string }>(roles: Record<string, (p: P) => Promise<unknown>>, role: string, paramsJson: string): Promise<void> {
   const p = JSON.parse(paramsJson) as P;
