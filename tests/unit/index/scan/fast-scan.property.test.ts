@@ -190,8 +190,10 @@ describe('fast capture-line scan = lossless scan (indexed row)', () => {
       fc.property(cleanLine, fc.nat(50), (text, callIndex) => check(Buffer.from(text, 'utf8'), callIndex)),
       { numRuns: 4000 },
     );
-    expect(fastAnswered).toBeGreaterThan(200); // the fast path is exercised, not always declined
-    expect(nativeAnswered).toBeGreaterThan(100);
+    // The fast path is exercised, not always declined: of 4000 lines it answers some 240 (native ~145; six runs
+    // 225–251 and 130–155), so half of that holds on any seed (the bound of 200 failed once in CI at 199).
+    expect(fastAnswered).toBeGreaterThan(120);
+    expect(nativeAnswered).toBeGreaterThan(70);
   });
 
   it('generated exchanges with adversarial tokens', () => {
