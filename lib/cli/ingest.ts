@@ -42,7 +42,7 @@ export async function runIngest(argv: string[], io: CliIO): Promise<number> {
   const paths = await checkServePaths(positionals, (line) => io.stderr.write(`callscope: ${line}\n`));
   const indexDir = path.resolve(values['index-dir'] ?? path.join('.callscope', 'index'));
   io.stderr.write(`callscope: ingesting into ClickHouse at ${describeTarget(target)}\n`);
-  const instance = await startInstance(paths, indexDir, { poll: values.poll ? 'always' : undefined, log: (line) => io.stderr.write(`${line}\n`) }, { clickhouse: values.clickhouse });
+  const instance = await startInstance(paths, indexDir, { poll: values.poll ? 'always' : undefined, log: (line) => io.stderr.write(`${line}\n`) }, { clickhouse: values.clickhouse, ingestOnly: true });
   try {
     await reportProgress(instance, io);
     const failed = (await instance.index.listRuns()).filter((r) => r.progress.state === 'error');

@@ -31,6 +31,8 @@ export interface InstanceOptions {
   clickhouse?: string;
   /** With `clickhouse`: answer from the database without ingesting the PATHs (another process ingests them). */
   noIngest?: boolean;
+  /** With `clickhouse`: only ingest (`callscope ingest`), answering no pages. */
+  ingestOnly?: boolean;
 }
 
 /** `watch.poll` defaults to CALLSCOPE_POLL (else polling network mounts only); the polling line goes to stderr. */
@@ -41,7 +43,7 @@ export async function startInstance(paths: string[], indexDir: string, watch: Wa
   if (options.clickhouse) {
     const { ClickhouseIndex } = await import('../index/clickhouse/clickhouse-index');
     const { parseClickhouseUrl } = await import('../index/clickhouse/connection');
-    const ch = await ClickhouseIndex.open(parseClickhouseUrl(options.clickhouse), specs, indexDir, { ingest: !options.noIngest });
+    const ch = await ClickhouseIndex.open(parseClickhouseUrl(options.clickhouse), specs, indexDir, { ingest: !options.noIngest, ingestOnly: options.ingestOnly });
     index = ch;
     local = ch.local;
   } else {

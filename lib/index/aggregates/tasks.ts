@@ -33,10 +33,10 @@ const CHUNK = `SELECT ${COLUMNS} ${FROM} AND r.task_index IS NOT NULL AND r.roll
   AND (r.task_index, r.rollout_index, r.line_no, r.pk) > (?, ?, ?, ?) ${ORDER} LIMIT ?`;
 const CHUNK_ROWS = 10_000;
 
-export type Row = TaskRolloutRow & { kind: string; line_no: number; pk: number };
+type Row = TaskRolloutRow & { kind: string; line_no: number; pk: number };
 
 /** The task groups of rows in task order (failures-file rows count as failed attempts). */
-export function groupsOf(rows: Row[]): AgentTasks[] {
+function groupsOf(rows: Row[]): AgentTasks[] {
   const lines: TaskRolloutRow[] = [];
   const failures: { agent: string | null; task_index: number | null }[] = [];
   for (const r of rows) {

@@ -19,7 +19,7 @@ import type { PairBy } from '../../rollouts/task-changes';
 import { CallscopeIndex, type IndexOptions } from '../callscope-index';
 import { comparisonOf, sharedTasks, type RunFigures } from '../compare/compare';
 import { relationOf, taskSample, type CompareRun } from '../compare/task-relation';
-import { groupsOf, taskPage, type TaskPageQuery } from '../aggregates/tasks';
+import { taskPage, type TaskPageQuery } from '../aggregates/tasks';
 import type { CallLocation } from '../queries/payload';
 import { callDetailOf, rolloutDetailOf, withTaskParts } from '../queries/rollout-detail';
 import type { RolloutPage, RolloutPageQuery, RolloutRow, RunTotals } from '../queries/rollouts';
@@ -51,6 +51,8 @@ type GroupsEntry = { v: number; groups: Promise<AgentTasks[]>; built: AgentTasks
 export interface ClickhouseIndexOptions extends IndexOptions {
   /** Keep the PATHs ingested (a working copy under the index dir, mirrored into the database). */
   ingest: boolean;
+  /** Answers no pages (`callscope ingest`): builds no task groups ahead of a request. */
+  ingestOnly?: boolean;
   pollMs?: number;
 }
 
@@ -139,7 +141,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     }
     await this.loadRuns();
     await this.poll(true);
-    this.prebuilt = this.prebuildGroups();
+    if (!this.options.ingestOnly) this.prebuilt = this.prebuildGroups();
     this.timers.push(setInterval(() => void this.poll(false).catch(() => undefined), this.options.pollMs ?? POLL_MS));
     for (const t of this.timers) t.unref();
   }
@@ -252,7 +254,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
       for (const [run, keys] of byRun) {
         if (!this.runs.some((r) => r.id === run)) continue;
         // Groups someone asked for are built again once the run is quiet, so that the next Tasks page finds them.
-        if (this.kept.groups.has(run)) this.rebuildWhenQuiet(run);
+        if (this.kept.groups.has(run) && !this.options.ingestOnly) this.rebuildWhenQuiet(run);
         this.emit('change', { run, rollouts: [...keys] } satisfies ChangeEvent);
       }
     });
@@ -444,7 +446,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     const v = this.runVersions.get(runId) ?? 0;
     const kept = this.kept.groups.get(runId);
     if (kept && kept.v === v) return kept.groups;
-    const entry: GroupsEntry = { v, groups: this.reads.taskRows(runId).then(groupsOf), built: null };
+    const entry: GroupsEntry = { v, groups: this.reads.taskGroups(runId), built: null };
     this.kept.groups.delete(runId);
     if (this.kept.groups.size >= KEPT_GROUPS) this.kept.groups.delete(this.kept.groups.keys().next().value as string);
     this.kept.groups.set(runId, entry);

@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor, finishTotals, ROLLOUT_COLUMNS, type Rollout
 import { SORT_COLUMNS, type SortKey } from '../schema';
 import { QUANTILES, PERCENTILES, byName, type RunFigures } from '../compare/compare';
 import type { Distribution } from '../../api/compare-schemas';
-import type { Row as TaskRow } from '../aggregates/tasks';
+import { taskGroups, type AgentTasks, type TaskRolloutRow } from '../../rollouts/task-groups';
 import type { CallLocation } from '../queries/payload';
 
 /** Query parameters, named p0, p1, … in the order they are added, each with its ClickHouse type. */
@@ -89,7 +89,9 @@ export class Reads {
       : [];
     const byKey = new Map(rows.map((r) => [r.key, r]));
     const last = page.at(-1);
-    return { total, rollouts: page.map(([k]) => byKey.get(k)!).filter(Boolean), next_cursor: more && last ? encodeCursor(last[1], last[2]) : null };
+    // (A row deleted between the two reads is left out.)
+    const rollouts = page.map(([k]) => byKey.get(k)).filter((r): r is RolloutRow => r !== undefined);
+    return { total, rollouts, next_cursor: more && last ? encodeCursor(last[1], last[2]) : null };
   }
 
   /** A run's totals, as SQLite's runTotals (null-skipping sums, distinct servers and agents). */
@@ -155,13 +157,13 @@ export class Reads {
   }
 
   /**
-   * The run's rows for its task groups (aggregates/tasks.ts rowChunks): the columns the groups take, a task's rows
-   * together in one array (in rollout_index, line_no, pk order: the order within a task is all the groups depend
-   * on), and each task's name once: a group takes the name of its first row that has one (task-groups.ts), the first
-   * by that order of the rows it takes, so every row of the task carries it. A run's 100k rows come out of the engine
-   * as some 12k arrays, far cheaper to decode than 100k rows.
+   * The run's task groups (task-groups.ts taskGroups over the rows aggregates/tasks.ts reads in SQLite): the columns
+   * the groups take, a task's rows together in one array (in rollout_index, line_no, pk order: the order within a
+   * task is all the groups depend on), and each task's name once: a group takes the name of its first row that has
+   * one, the first by that order of the rows it takes, so every row of the task carries it. A run's 100k rows come
+   * out of the engine as some 12k arrays, far cheaper to decode than 100k rows.
    */
-  async taskRows(run: string): Promise<TaskRow[]> {
+  async taskGroups(run: string): Promise<AgentTasks[]> {
     const from = `FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0 AND line_problem IS NULL`;
     const [tasks, failures] = await Promise.all([
       this.arrays<[string | null, number | null, string | null, [number, number, number, string, number | null, number | null, number | null, number | null][]]>(
@@ -174,14 +176,13 @@ export class Reads {
       ),
       this.arrays<[string | null, number | null]>(`SELECT agent, task_index ${from} AND line_kind = 'failures'`, { run }),
     ]);
-    const rows: TaskRow[] = [];
+    const lines: TaskRolloutRow[] = [];
     for (const [agent, taskIndex, name, list] of tasks) {
       for (const [, , , key, rolloutIndex, reward, tokens, latency] of list) {
-        rows.push({ key, agent, task_index: taskIndex, rollout_index: rolloutIndex, reward, task: taskIndex === null ? null : name, tokens_total: tokens, latency_ms: latency, kind: 'rollouts', line_no: 0, pk: 0 });
+        lines.push({ key, agent, task_index: taskIndex, rollout_index: rolloutIndex, reward, task: taskIndex === null ? null : name, tokens_total: tokens, latency_ms: latency });
       }
     }
-    for (const [agent, t] of failures) rows.push({ key: '', agent, task_index: t, rollout_index: null, reward: null, task: null, tokens_total: null, latency_ms: null, kind: 'failures', line_no: 0, pk: 0 });
-    return rows;
+    return taskGroups(lines, failures.map(([agent, task_index]) => ({ agent, task_index })));
   }
 
   /** One task's rollouts (by key) with the tool calls their captured responses asked for. */

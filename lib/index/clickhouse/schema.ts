@@ -7,13 +7,15 @@
 // never see two versions of one rollout:
 // - rollouts and files are read with FINAL (the newest version of each key; partitions are the run's month and a
 //   key never moves between them, so FINAL merges within partitions only: do_not_merge_across_partitions_select_final);
-// - calls and tool calls are read by their rollout's version (`version = <the rollout row's>`), which names one
-//   write exactly, so no FINAL and no duplicates, and rows of calls a re-read dropped are never read again.
+// - a rollout's calls and tool calls are read by its row's version (`version = <the rollout row's>`), which names one
+//   write exactly; a run's calls (compare) with FINAL, which is exact because sync.ts writes a deleted row for every
+//   call a rollout no longer has.
 // Ordered by run, rollout, then call index (a rollout's calls in time order): a rollout's rows are one range.
 // Granules of 1024 calls and 256 rollouts (ClickHouse reads whole granules; the default is 8192), the rollouts in compact parts
 // (all columns in one file): a rollout's row, some 85 columns, is one read instead of 85, and a page's 50 rows or a
-// rollout's calls a few granules (bench:clickhouse measured a rollout's row in half the time, its calls a third
-// faster, for 1 B/call more on disk; the calls, scanned by column for compare, stay in wide parts).
+// rollout's calls a few granules. Probe queries on chdb over 100k generated rollouts (not a committed script) read a
+// rollout's row in about half the time (25 → 12 ms); the calls, scanned by column for compare, stay in wide parts,
+// where compact ones cost 5 B/call more.
 import Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from '../schema';
 
@@ -100,10 +102,11 @@ function lowCardinality(table: TableName, c: MirroredColumn): string {
 }
 
 /**
- * Compression per column (bench:clickhouse's codec sweep over NeMo Gym-shaped calls, reports/bench-clickhouse.json):
- * ZSTD over LZ4 (the default) halves text and integers, a uuid4().hex call id included; integers first through T64
- * (a third smaller again); ids and row numbers that climb with the sort order as deltas. Floats (time.time() stamps,
- * 2-decimal latencies) keep their bits: ZSTD alone does better on them than Gorilla or FPC.
+ * Compression per column, chosen by a one-off codec sweep over bench:clickhouse's generated calls (not committed;
+ * the bytes each column takes with these codecs are in reports/bench-clickhouse.json, calls_columns): ZSTD over LZ4
+ * (the default) halves text and integers, a uuid4().hex call id included; integers first through T64 (a little
+ * smaller again); ids that climb with the sort order as deltas. Floats (time.time() stamps, 2-decimal latencies)
+ * did better with ZSTD alone than with Gorilla or FPC.
  */
 function codec(table: TableName, c: MirroredColumn): string {
   if (DELTA.has(`${table}.${c.name}`)) return 'CODEC(Delta, ZSTD(1))';

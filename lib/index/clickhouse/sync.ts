@@ -181,7 +181,8 @@ export class ClickhouseSync {
     const out: unknown[][] = [];
     for (const [run, { month, keys }] of byRun) {
       const rs = await this.client.query({
-        query: `SELECT key, any(rollout_pk), groupUniqArray(call_index) FROM ${this.database}.calls WHERE run = {run:String} AND key IN {keys:Array(String)} AND deleted = 0 GROUP BY key`,
+        // FINAL: the calls live now (without it, every older version's rows would be deleted again at each flush).
+        query: `SELECT key, any(rollout_pk), groupUniqArray(call_index) FROM ${this.database}.calls FINAL WHERE run = {run:String} AND key IN {keys:Array(String)} AND deleted = 0 GROUP BY key`,
         query_params: { run, keys },
         format: 'JSONCompactEachRow',
       });
