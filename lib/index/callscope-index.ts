@@ -269,6 +269,11 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
     return this.runs.find((r) => r.id === id);
   }
 
+  /** Each run's ingest progress, without its totals (a ClickHouse working copy's, written after every flush). */
+  listProgress(): { id: string; progress: Run['progress'] }[] {
+    return this.runs.map((r) => ({ id: r.id, progress: { ...this.progress.get(r.id)! } }));
+  }
+
   listRuns(): Run[] {
     return this.runs.map((r) => ({
       id: r.id,

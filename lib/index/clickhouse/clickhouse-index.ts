@@ -29,6 +29,7 @@ import { describeTarget, openClient, type ClickhouseTarget } from './connection'
 import { CLICKHOUSE_SCHEMA, ddl } from './schema';
 import { attemptsOf, Reads, spans, type TaskMate } from './reads';
 import { ClickhouseSync, Versions, type SyncedRun } from './sync';
+import { NativeInserter } from './native-insert';
 import { hydrateRun, localState, markAllDirty, recordSynced } from './hydrate';
 
 /** How often a reader looks for rows newer than those it has seen (live updates within a second). */
@@ -80,6 +81,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   private pendingFlush: Promise<void> | null = null;
   private flushError: string | null = null;
   private readonly versions = new Versions();
+  private readonly inserter: NativeInserter;
   private polling: Promise<void> = Promise.resolve();
   /** The task groups of the most recently written runs, built in the background once the reader has started. */
   prebuilt: Promise<void> = Promise.resolve();
@@ -95,6 +97,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   ) {
     super();
     this.reads = new Reads(client, target.database);
+    this.inserter = new NativeInserter(client, target);
   }
 
   static async open(target: ClickhouseTarget, specs: PathSpec[], indexDir: string, options: ClickhouseIndexOptions): Promise<ClickhouseIndex> {
@@ -130,7 +133,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
         if (state === 'hydrate') await hydrateRun(this.client, this.target.database, local.db, run.id, no, version);
         else if (state === 'resync') resync.push(no);
       }
-      this.sync = new ClickhouseSync(local.db, this.client, this.target.database, this.versions);
+      this.sync = new ClickhouseSync(local.db, this.client, this.target.database, this.versions, this.inserter);
       this.sync.setRuns(this.syncedRuns());
       for (const no of resync) markAllDirty(local.db, no);
       local.on('runs', () => void this.registerRuns().then(() => this.sync?.setRuns(this.syncedRuns())).catch(() => undefined));
@@ -207,7 +210,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   private async writeProgress(): Promise<void> {
     if (!this.local || this.closed) return;
     const version = this.versions.next();
-    const values = this.local.listRuns().map((r) => ({ run: r.id, ...this.localProgress(r.progress, true), version }));
+    const values = this.local.listProgress().map((r) => ({ run: r.id, ...this.localProgress(r.progress, true), version }));
     values.forEach(({ run, version: _, ...p }) => this.progress.set(run, p));
     if (values.length) await this.client.insert({ table: `${this.target.database}.progress`, values, format: 'JSONEachRow' });
   }
@@ -274,6 +277,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     this.closed = true;
     this.local?.close();
     await this.polling;
+    this.inserter.close();
     await this.client.close();
   }
 
@@ -286,7 +290,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   }
 
   async listRuns(): Promise<Run[]> {
-    const progress = this.local ? new Map(this.local.listRuns().map((r) => [r.id, this.localProgress(r.progress)])) : await this.dbProgress();
+    const progress = this.local ? new Map(this.local.listProgress().map((r) => [r.id, this.localProgress(r.progress)])) : await this.dbProgress();
     return Promise.all(
       this.runs.map(async (r) => ({
         id: r.id,

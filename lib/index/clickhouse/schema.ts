@@ -18,6 +18,7 @@
 // where compact ones cost 5 B/call more.
 import Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from '../schema';
+import { nativeTypeOf, type NativeColumn } from './native';
 
 /** The SQLite schema version the tables mirror: a database of another version is refused, never changed. */
 export const CLICKHOUSE_SCHEMA = `sqlite-${SCHEMA_VERSION}.2`;
@@ -30,7 +31,7 @@ export interface MirroredColumn {
   alias?: string;
 }
 
-type TableName = 'runs' | 'files' | 'rollouts' | 'calls' | 'tool_calls';
+export type TableName = 'runs' | 'files' | 'rollouts' | 'calls' | 'tool_calls';
 
 /** Columns SQLite keeps per machine that ClickHouse keys by run id instead (the run id is the `run` column). */
 const LOCAL_ONLY = new Set(['run_no', 'no']);
@@ -88,6 +89,18 @@ const EXTRA = {
 };
 
 export const ROLLOUT_EXTRA = ['line_path Nullable(String)', 'line_kind LowCardinality(Nullable(String))'];
+
+/** The types of the columns ClickHouse adds (EXTRA, ROLLOUT_EXTRA and the calls' and tool calls' `key`). */
+const EXTRA_TYPES = new Map([...EXTRA.head, ...EXTRA.tail, ...ROLLOUT_EXTRA, 'key String'].map((d) => [d.split(' ')[0], d.split(' ')[1]]));
+
+/** Columns of a table as a Native block writes them (native.ts), by name, in the given order. */
+export function nativeColumns(table: TableName, names: readonly string[]): NativeColumn[] {
+  return names.map((name) => {
+    const type = MIRRORED[table].find((c) => c.name === name && !c.alias)?.type ?? EXTRA_TYPES.get(name);
+    if (!type) throw new Error(`lib/index/clickhouse/schema.ts: ${table} has no written column ${name}`);
+    return { name, type: nativeTypeOf(type) };
+  });
+}
 
 function columnsSql(table: TableName, extra: string[] = []): string {
   const cols = MIRRORED[table].map((c) => (c.alias ? `${c.name} ${c.type} ALIAS ${c.alias}` : `${c.name} ${lowCardinality(table, c)} ${codec(table, c)}`));

@@ -15,7 +15,10 @@ import type Database from 'better-sqlite3';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { callIdSql, storedCallId } from '../call-id';
-import { written } from './schema';
+import { CALL_COLUMNS } from '../call-row';
+import { observeCallInserts } from '../ingest/rows';
+import { nativeColumns, written, type TableName } from './schema';
+import type { NativeInserter } from './native-insert';
 
 /** Rollouts read and written per insert. */
 const CHUNK = 5_000;
@@ -46,18 +49,36 @@ const ROLLOUT_COLS = written('rollouts');
 const FILE_COLS = written('files');
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
+/** Where each written call column is in an ingested call row (call-row.ts's order). */
+const CALL_FROM_ROW = CALL_COLS.map((name) => {
+  const at = CALL_COLUMNS.findIndex((c) => c.name === name);
+  if (at < 0) throw new Error(`lib/index/clickhouse/sync.ts: the calls column ${name} is not in call-row.ts`);
+  return at;
+});
 
 export class ClickhouseSync {
   private flushing: Promise<void> = Promise.resolve();
   private readonly runs = new Map<number, SyncedRun>();
   /** The version of each run's last rows written (hydrate.ts compares it with the database's on the next start). */
   private readonly written = new Map<string, number>();
+  /**
+   * The call rows ingest inserted since the last flush, by rollout pk (rows.ts observeCallInserts). A rollout's are
+   * written as they are when they are all of its calls; else its calls are read back from the working copy.
+   */
+  private captured = new Map<number, unknown[][]>();
+  /**
+   * Rollouts (run id, NUL, key) this process wrote with no calls, first when new: the database holds no live call of
+   * theirs, so a later write of theirs need not ask which calls it drops (a cold ingest writes each rollout from its
+   * rollouts line first, then again with its capture file's calls).
+   */
+  private readonly callless = new Set<string>();
 
   constructor(
     private readonly db: Database.Database,
     private readonly client: ClickHouseClient,
     private readonly database: string,
     private readonly versions: Versions,
+    private readonly inserter: NativeInserter,
   ) {
     // Temp objects live on this connection only: the working copy's schema is SQLite's, unchanged.
     db.exec(`
@@ -66,6 +87,11 @@ export class ClickhouseSync {
       CREATE TEMP TABLE IF NOT EXISTS ch_deleted_rollouts (run_no INTEGER NOT NULL, key TEXT NOT NULL, PRIMARY KEY (run_no, key));
       CREATE TEMP TABLE IF NOT EXISTS ch_dirty_files (id INTEGER PRIMARY KEY);
       CREATE TEMP TABLE IF NOT EXISTS ch_deleted_files (run_no INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (run_no, id));
+      -- How many call rows of each rollout the mirror holds, as committed: a batch rolled back takes its count with it, and a
+      -- deleted call drops its rollout's count, so a count that equals both the rows held and the rollout's calls in the
+      -- working copy says the rows held are exactly its calls.
+      CREATE TEMP TABLE IF NOT EXISTS ch_captured (pk INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_call_delete AFTER DELETE ON main.calls BEGIN DELETE FROM ch_captured WHERE pk = old.rollout_pk; END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_insert AFTER INSERT ON main.rollouts BEGIN
         INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk, NOT EXISTS (SELECT 1 FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key));
         DELETE FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key; END;
@@ -78,6 +104,13 @@ export class ClickhouseSync {
       CREATE TEMP TRIGGER IF NOT EXISTS ch_file_delete AFTER DELETE ON main.files BEGIN
         DELETE FROM ch_dirty_files WHERE id = old.id; INSERT OR IGNORE INTO ch_deleted_files VALUES (old.run_no, old.id); END;
     `);
+    const count = db.prepare('INSERT INTO ch_captured (pk, n) VALUES (?, ?) ON CONFLICT (pk) DO UPDATE SET n = n + excluded.n');
+    observeCallInserts(db, (pk, rows) => {
+      count.run(pk, rows.length);
+      const held = this.captured.get(pk);
+      if (held) for (const r of rows) held.push(r);
+      else this.captured.set(pk, rows);
+    });
   }
 
   /** The runs whose rows are mirrored (rows of other runs stay marked until their run is added). */
@@ -124,8 +157,9 @@ export class ClickhouseSync {
     const version = this.versions.next();
     const snapshot = this.db.transaction(() => {
       const files = this.readFiles(fileIds, version);
+      const captured = this.capturedCalls();
       const chunks: ReturnType<ClickhouseSync['readRollouts']>[] = [];
-      for (let i = 0; i < rolloutPks.length; i += CHUNK) chunks.push(this.readRollouts(rolloutPks.slice(i, i + CHUNK), fresh, version));
+      for (let i = 0; i < rolloutPks.length; i += CHUNK) chunks.push(this.readRollouts(rolloutPks.slice(i, i + CHUNK), fresh, version, captured));
       const clear = (sql: string, values: unknown[]) => {
         const st = this.db.prepare(sql);
         for (const v of values) st.run(...(Array.isArray(v) ? v : [v]));
@@ -148,6 +182,7 @@ export class ClickhouseSync {
         await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'line_path', 'line_kind', 'version'], c.rollouts);
         await yieldToLoop();
       }
+      for (const [no, key] of deletedRollouts) this.callless.delete(`${run(no).id}\u0000${key}`);
       const deletedRolloutRows = deletedRollouts.map(([no, key]) => [...deleted(ROLLOUT_COLS, { key, pk: 0 }, run(no), version), null, null]);
       if (deletedRolloutRows.length) {
         const gone = deletedRollouts.map(([no, key]) => ({ run: run(no).id, month: run(no).month, key }));
@@ -218,7 +253,22 @@ export class ClickhouseSync {
     });
   }
 
-  private readRollouts(pks: number[], fresh: ReadonlySet<number>, version: number): { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][]; written: CallOwner[] } {
+  /** The captured call rows that are all of their rollout's calls in the working copy; the rest are dropped. */
+  private capturedCalls(): Map<number, unknown[][]> {
+    const held = this.captured;
+    this.captured = new Map();
+    const counts = this.db.prepare('SELECT pk, n FROM ch_captured').raw().all() as [number, number][];
+    this.db.exec('DELETE FROM ch_captured');
+    const candidates = counts.filter(([pk, n]) => held.get(pk)?.length === n);
+    const exact = new Map<number, unknown[][]>();
+    const stored = this.db.prepare('SELECT count(*) FROM main.calls WHERE rollout_pk = ?').pluck();
+    for (const [pk, n] of candidates) if (stored.get(pk) === n) exact.set(pk, held.get(pk)!);
+    return exact;
+  }
+
+  private readRollouts(
+    pks: number[], fresh: ReadonlySet<number>, version: number, captured: ReadonlyMap<number, unknown[][]>,
+  ): { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][]; written: CallOwner[] } {
     const list = JSON.stringify(pks);
     const rows = this.db
       .prepare(`SELECT r.run_no, ${ROLLOUT_COLS.map((c) => `r.${c}`).join(', ')}, f.path, f.kind FROM main.rollouts r LEFT JOIN main.files f ON f.id = r.line_file
@@ -233,22 +283,48 @@ export class ClickhouseSync {
       keyOf.set(values[pkAt - 1] as number, { key: values[keyAt - 1] as string, run });
       return [run.id, run.month, ...values, version];
     });
-    const callSelect = CALL_COLS.map((c) => (c === 'model_call_id' ? callIdSql('model_call_id') : c)).join(', ');
-    const calls = (this.db.prepare(`SELECT ${callSelect} FROM main.calls WHERE rollout_pk IN (SELECT value FROM json_each(?)) ORDER BY rollout_pk, call_index`).raw().all(list) as unknown[][]).map((values) => {
-      const { key, run } = keyOf.get(values[0] as number)!;
-      return [key, run.id, run.month, ...values, version];
-    });
+    const calls: unknown[][] = [];
+    const unheld: number[] = [];
+    for (const pk of keyOf.keys()) {
+      const rows = captured.get(pk);
+      if (!rows) {
+        unheld.push(pk);
+        continue;
+      }
+      const { key, run } = keyOf.get(pk)!;
+      for (const row of rows) {
+        const values: unknown[] = [key, run.id, run.month];
+        for (const at of CALL_FROM_ROW) values.push(row[at]);
+        values.push(version);
+        calls.push(values);
+      }
+    }
+    if (unheld.length) {
+      const callSelect = CALL_COLS.map((c) => (c === 'model_call_id' ? callIdSql('model_call_id') : c)).join(', ');
+      const read = this.db.prepare(`SELECT ${callSelect} FROM main.calls WHERE rollout_pk IN (SELECT value FROM json_each(?)) ORDER BY rollout_pk, call_index`).raw().all(JSON.stringify(unheld)) as unknown[][];
+      for (const values of read) {
+        const { key, run } = keyOf.get(values[0] as number)!;
+        calls.push([key, run.id, run.month, ...values, version]);
+      }
+    }
     const tools = (this.db.prepare(`SELECT ${TOOL_COLS.join(', ')} FROM main.tool_calls WHERE rollout_pk IN (SELECT value FROM json_each(?)) ORDER BY rollout_pk, seq`).raw().all(list) as unknown[][]).map((values) => {
       const { key, run } = keyOf.get(values[0] as number)!;
       return [key, run.id, run.month, ...values, version];
     });
-    const written = [...keyOf].filter(([pk]) => !fresh.has(pk)).map(([, { key, run }]) => ({ run: run.id, month: run.month, key }));
+    const withCalls = new Set(calls.map((c) => c[3] as number)); // each row: key, run, month, then rollout_pk
+    const written: CallOwner[] = [];
+    for (const [pk, { key, run }] of keyOf) {
+      const id = `${run.id}\u0000${key}`;
+      const none = fresh.has(pk) || this.callless.has(id);
+      if (!none) written.push({ run: run.id, month: run.month, key });
+      if (none && !withCalls.has(pk)) this.callless.add(id);
+      else this.callless.delete(id);
+    }
     return { rollouts, calls, tools, written };
   }
 
-  private async insert(table: string, columns: string[], values: unknown[][]): Promise<void> {
-    if (!values.length) return;
-    await this.client.insert({ table: `${this.database}.${table}`, columns: columns as [string, ...string[]], values, format: 'JSONCompactEachRow' });
+  private async insert(table: TableName, columns: string[], values: unknown[][]): Promise<void> {
+    await this.inserter.insert(table, nativeColumns(table, columns), values);
   }
 }
 

@@ -9,6 +9,20 @@ const PK = CALL.rollout_pk;
 const FILE_ID = CALL.file_id;
 const ID = CALL.model_call_id;
 
+/**
+ * Told of every batch of call rows ingest inserts on a connection (a rollout's calls from one file read): each row's
+ * values in the row's order (call-row.ts), the call id as read. The ClickHouse mirror writes these rows as they are
+ * instead of reading them back (lib/index/clickhouse/sync.ts).
+ */
+export type CallObserver = (pk: number, rows: unknown[][]) => void;
+
+const observers = new WeakMap<Database.Database, CallObserver>();
+
+/** Observes the call rows inserted on `db` from now on (one observer per connection). */
+export function observeCallInserts(db: Database.Database, observer: CallObserver): void {
+  observers.set(db, observer);
+}
+
 /** A row of the files table. */
 export interface FileRow extends FileState {
   id: number;
@@ -22,7 +36,7 @@ export class IngestRows {
   private readonly stmt;
   private readonly callRow: unknown[] = new Array(CALL_WIDTH);
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.stmt = {
       fileByPath: db.prepare('SELECT * FROM files WHERE path = ?'),
       insertFile: db.prepare('INSERT INTO files (run_no, path, kind, rollout_id, dev, ino, size, mtime_ms) VALUES (?, ?, ?, ?, 0, 0, 0, 0)'),
@@ -52,23 +66,31 @@ export class IngestRows {
 
   /** Inserts flat call rows (capture-file.ts, rollouts-file.ts), with their rollout and file. */
   insertCalls(pk: number, fileId: number, calls: unknown[]): void {
+    const observer = observers.get(this.db);
+    const seen: unknown[][] | null = observer ? [] : null;
     const values = this.callRow;
     for (let i = 0; i < calls.length; i += CALL_WIDTH) {
       for (let j = 0; j < CALL_WIDTH; j++) values[j] = calls[i + j];
       values[PK] = pk;
       values[FILE_ID] = fileId;
+      seen?.push(values.slice());
       this.insertCallRow(values);
     }
+    if (seen?.length) observer!(pk, seen);
   }
 
   insertPackedCalls(pk: number, fileId: number, calls: PackedCalls, from: number, count: number): void {
+    const observer = observers.get(this.db);
+    const seen: unknown[][] | null = observer ? [] : null;
     const values = this.callRow;
     for (let c = from; c < from + count; c++) {
       unpackCall(calls, c, values);
       values[PK] = pk;
       values[FILE_ID] = fileId;
+      seen?.push(values.slice());
       this.insertCallRow(values);
     }
+    if (seen?.length) observer!(pk, seen);
   }
 
   /**

@@ -1,0 +1,54 @@
+// Inserting Native blocks (native.ts). A ClickHouse server takes the block as the body of `INSERT … FORMAT Native`;
+// the embedded engine's client passes an insert's body as text (chdb's connection joins it to the SQL as a string),
+// so there the block is written to a file beside the database and inserted with `INSERT … SELECT * FROM file(…,
+// Native)`: the same bytes, read by the same format reader.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickhouseTarget } from './connection';
+import { nativeBlock, type NativeColumn } from './native';
+
+let sequence = 0;
+
+export class NativeInserter {
+  private readonly spool: string | null;
+
+  constructor(
+    private readonly client: ClickHouseClient,
+    private readonly target: ClickhouseTarget,
+  ) {
+    // Beside the engine's directory (never inside it: that is the engine's own), one per process.
+    this.spool = target.kind === 'chdb' ? `${target.dir}.inserts-${process.pid}` : null;
+  }
+
+  /** Inserts `rows` (values in `columns`' order) into `table` of the target's database. */
+  async insert(table: string, columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[]): Promise<void> {
+    if (!rows.length) return;
+    const block = nativeBlock(columns, rows);
+    const into = `${this.target.database}.${table} (${columns.map((c) => c.name).join(', ')})`;
+    if (!this.spool) {
+      const result = await this.client.exec({ query: `INSERT INTO ${into} FORMAT Native`, values: Readable.from([block]) });
+      for await (const _ of result.stream) void _;
+      return;
+    }
+    mkdirSync(this.spool, { recursive: true });
+    const file = path.join(this.spool, `${++sequence}.native`);
+    writeFileSync(file, block);
+    try {
+      await this.client.command({ query: `INSERT INTO ${into} SELECT * FROM file(${quote(file)}, Native)` });
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+
+  /** Removes the spool directory (the engine's inserts are done). */
+  close(): void {
+    if (this.spool) rmSync(this.spool, { recursive: true, force: true });
+  }
+}
+
+/** A ClickHouse string literal. */
+function quote(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
