@@ -8,6 +8,10 @@
 // key is then exactly the current call, so that a run's calls are read with FINAL alone (compare's figures), with no
 // join against the rollouts' versions.
 //
+// The rows go as Native blocks (native.ts: the engine reads them without parsing text). A rollout's calls are the
+// rows ingest inserted, as it inserted them (rows.ts observeCallInserts), when they are all of its calls in the working
+// copy (ch_captured counts them, in the working copy's transactions); otherwise they are read back from it.
+//
 // The files' read offsets are in ClickHouse too, so an ingest can be restarted on another machine: `hydrate` fills
 // an empty (or outdated) working copy with a run's rows from ClickHouse before its first pass, and that pass reads
 // only what was appended since.
