@@ -30,6 +30,7 @@ import { CLICKHOUSE_SCHEMA, ddl } from './schema';
 import { attemptsOf, Reads, spans, type TaskMate } from './reads';
 import { ClickhouseSync, Versions, type SyncedRun } from './sync';
 import { NativeInserter } from './native-insert';
+import { Kept } from './kept';
 import { hydrateRun, localState, markAllDirty, recordSynced } from './hydrate';
 
 /** How often a reader looks for rows newer than those it has seen (live updates within a second). */
@@ -47,7 +48,7 @@ const KEPT_ROWS = 2_000;
 
 type RowRead = NonNullable<Awaited<ReturnType<Reads['rollout']>>>;
 /** A run's task groups at a version: being built (`built` null) or built. */
-type GroupsEntry = { v: number; groups: Promise<AgentTasks[]>; built: AgentTasks[] | null };
+type GroupsEntry = { groups: Promise<AgentTasks[]>; built: AgentTasks[] | null };
 
 export interface ClickhouseIndexOptions extends IndexOptions {
   /** Keep the PATHs ingested (a working copy under the index dir, mirrored into the database). */
@@ -69,11 +70,11 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   private lastVersion = 0;
   /** What is kept per run until the poll sees a newer version of it (`v`: the version it was read at). */
   private readonly kept = {
-    totals: new Map<string, { v: number; totals: RunTotals }>(),
-    groups: new Map<string, GroupsEntry>(),
-    figures: new Map<string, { v: number; figures: Promise<RunFigures> }>(),
-    rows: new Map<string, { v: number; row: RowRead }>(),
-    mates: new Map<string, { v: number; mates: TaskMate[] }>(),
+    totals: new Kept<RunTotals>(),
+    groups: new Kept<GroupsEntry>(KEPT_GROUPS),
+    figures: new Kept<Promise<RunFigures>>(),
+    rows: new Kept<RowRead>(KEPT_ROWS),
+    mates: new Kept<TaskMate[]>(KEPT_ROWS),
   };
   private readonly progress = new Map<string, Progress>();
   private timers: NodeJS.Timeout[] = [];
@@ -314,10 +315,10 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   /** Kept per run until the poll sees a newer version of it. */
   private async totals(run: string): Promise<RunTotals> {
     const v = this.runVersions.get(run) ?? 0;
-    const kept = this.kept.totals.get(run);
-    if (kept && kept.v === v) return structuredClone(kept.totals);
+    const kept = this.kept.totals.get(run, v);
+    if (kept) return structuredClone(kept);
     const totals = await this.reads.totals(run);
-    this.kept.totals.set(run, { v, totals });
+    this.kept.totals.set(run, v, totals);
     return structuredClone(totals);
   }
 
@@ -330,11 +331,10 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     if (row.task_index === null) return [];
     const id = `${runId}\u0000${row.task_index}`;
     const v = this.runVersions.get(runId) ?? 0;
-    const kept = this.kept.mates.get(id);
-    if (kept && kept.v === v) return kept.mates;
+    const kept = this.kept.mates.get(id, v);
+    if (kept) return kept;
     const mates = await this.reads.taskMates(runId, row.task_index);
-    if (this.kept.mates.size >= KEPT_ROWS) this.kept.mates.delete(this.kept.mates.keys().next().value as string);
-    this.kept.mates.set(id, { v, mates });
+    this.kept.mates.set(id, v, mates);
     return mates;
   }
 
@@ -343,14 +343,11 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     if (!this.runSource(runId)) return null;
     const id = `${runId}\u0000${key}`;
     const v = this.runVersions.get(runId) ?? 0;
-    const kept = this.kept.rows.get(id);
-    if (kept && kept.v === v && !fresh) return copyRow(kept.row);
+    const kept = this.kept.rows.get(id, v);
+    if (kept && !fresh) return copyRow(kept);
     const r = await this.reads.rollout(runId, key);
-    this.kept.rows.delete(id);
-    if (r) {
-      if (this.kept.rows.size >= KEPT_ROWS) this.kept.rows.delete(this.kept.rows.keys().next().value as string);
-      this.kept.rows.set(id, { v, row: r });
-    }
+    if (r) this.kept.rows.set(id, v, r);
+    else this.kept.rows.delete(id);
     return r && copyRow(r);
   }
 
@@ -448,15 +445,13 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   async taskGroups(runId: string): Promise<AgentTasks[] | null> {
     if (!this.runSource(runId)) return null;
     const v = this.runVersions.get(runId) ?? 0;
-    const kept = this.kept.groups.get(runId);
-    if (kept && kept.v === v) return kept.groups;
-    const entry: GroupsEntry = { v, groups: this.reads.taskGroups(runId), built: null };
-    this.kept.groups.delete(runId);
-    if (this.kept.groups.size >= KEPT_GROUPS) this.kept.groups.delete(this.kept.groups.keys().next().value as string);
-    this.kept.groups.set(runId, entry);
+    const kept = this.kept.groups.get(runId, v);
+    if (kept) return kept.groups;
+    const entry: GroupsEntry = { groups: this.reads.taskGroups(runId), built: null };
+    this.kept.groups.set(runId, v, entry);
     entry.groups.then(
       (g) => (entry.built = g),
-      () => this.kept.groups.get(runId) === entry && this.kept.groups.delete(runId),
+      () => this.kept.groups.forget(runId, entry),
     );
     return entry.groups;
   }
@@ -486,8 +481,8 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
 
   /** Compare's task groups of a run: kept ones, or built now for a small run; a large run's are built in the background (null: pending). */
   private async groupsForCompare(runId: string): Promise<AgentTasks[] | null> {
-    const kept = this.kept.groups.get(runId);
-    if (kept && kept.v === (this.runVersions.get(runId) ?? 0) && kept.built) return kept.built;
+    const kept = this.kept.groups.get(runId, this.runVersions.get(runId) ?? 0);
+    if (kept?.built) return kept.built;
     if ((await this.totals(runId)).rollouts <= (this.options.compareTaskRows ?? COMPARE_BUILD_ROWS)) return (await this.taskGroups(runId)) ?? [];
     void this.taskGroups(runId).catch(() => undefined);
     return null;
@@ -496,11 +491,11 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   /** A run's compare figures, computed in the database once per version of the run. */
   private figures(runId: string): Promise<RunFigures> {
     const v = this.runVersions.get(runId) ?? 0;
-    const kept = this.kept.figures.get(runId);
-    if (kept && kept.v === v) return kept.figures;
+    const kept = this.kept.figures.get(runId, v);
+    if (kept) return kept;
     const figures = this.totals(runId).then((totals) => this.reads.figures(runId, totals));
-    this.kept.figures.set(runId, { v, figures });
-    figures.catch(() => this.kept.figures.get(runId)?.figures === figures && this.kept.figures.delete(runId));
+    this.kept.figures.set(runId, v, figures);
+    figures.catch(() => this.kept.figures.forget(runId, figures));
     return figures;
   }
 
