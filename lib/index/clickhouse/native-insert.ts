@@ -13,6 +13,8 @@ let sequence = 0;
 
 export class NativeInserter {
   private readonly spool: string | null;
+  /** This inserter made the spool directory (a reader that never inserts leaves another's alone). */
+  private spooled = false;
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -33,6 +35,7 @@ export class NativeInserter {
       return;
     }
     mkdirSync(this.spool, { recursive: true });
+    this.spooled = true;
     const file = path.join(this.spool, `${++sequence}.native`);
     writeFileSync(file, block);
     try {
@@ -44,7 +47,7 @@ export class NativeInserter {
 
   /** Removes the spool directory (the engine's inserts are done). */
   close(): void {
-    if (this.spool) rmSync(this.spool, { recursive: true, force: true });
+    if (this.spool && this.spooled) rmSync(this.spool, { recursive: true, force: true });
   }
 }
 
