@@ -68,9 +68,9 @@ class Bytes {
   }
 }
 
-/** An integer column's value: a JS number (or bigint), truncated toward zero if it is not whole. */
+/** An integer column's value (a number, a bigint, a boolean), truncated toward zero if it is not whole. */
 function integer(v: unknown): number {
-  const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? Number(v) : Number(v);
+  const n = Number(v);
   return Number.isFinite(n) ? Math.trunc(n) : 0;
 }
 
@@ -83,23 +83,22 @@ function text(v: unknown): string {
  * written as the type's default (deleted rows' unused columns).
  */
 export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[]): Buffer {
-  const out = new Bytes();
+  const b = new Bytes();
   const n = rows.length;
-  out.varint(columns.length);
-  out.varint(n);
+  b.varint(columns.length);
+  b.varint(n);
   columns.forEach((col, c) => {
-    out.string(col.name);
-    out.string(col.type);
+    b.string(col.name);
+    b.string(col.type);
     const nullable = col.type.startsWith('Nullable(');
     const base = nullable ? col.type.slice(9, -1) : col.type;
     if (nullable) {
-      out.room(n);
+      b.room(n);
       for (let r = 0; r < n; r++) {
         const v = rows[r][c];
-        out.buf[out.at++] = v === null || v === undefined ? 1 : 0;
+        b.buf[b.at++] = v === null || v === undefined ? 1 : 0;
       }
     }
-    const b = out;
     switch (base) {
       case 'String':
         for (let r = 0; r < n; r++) {
@@ -149,5 +148,5 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
         throw new Error(`no Native encoding for ${col.type}`);
     }
   });
-  return out.buf.subarray(0, out.at);
+  return b.buf.subarray(0, b.at);
 }
