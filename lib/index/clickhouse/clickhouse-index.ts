@@ -201,7 +201,12 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
         throw err;
       },
     );
-    const pending = run.finally(() => {
+    // Never rejects (the caller of `flush` hears of a failure; a flush started by a timer or a pass is not awaited,
+    // and an unhandled rejection would stop the process).
+    const pending: Promise<void> = run.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
       if (this.pendingFlush === pending) this.pendingFlush = null;
     });
     this.pendingFlush = pending;

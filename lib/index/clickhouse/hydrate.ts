@@ -3,25 +3,23 @@
 // machine ingested it since), or that the working copy lacks (a new machine, a new index dir), is filled from the
 // database: its files with their read offsets, its rollouts, calls and tool calls, as they were written, so that the
 // next pass reads only what was appended. A run the working copy holds but the database does not (the database was
-// emptied) is written again whole.
+// emptied) is written again whole. A run whose rows the working copy changed and did not write (ch_unflushed: the
+// process stopped, or the database refused a flush, before they were written) is filled from the database too: its
+// files are then read again from the offsets the database holds, so nothing read but unwritten is lost.
 import type Database from 'better-sqlite3';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { storedCallId } from '../call-id';
 import { written } from './schema';
-import type { SyncedRun } from './sync';
+import { ensureTables, type SyncedRun } from './sync';
 
 const ROLLOUT_COLS = written('rollouts');
 const FILE_COLS = written('files');
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
 
-function ensureTable(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS ch_synced (run TEXT PRIMARY KEY, version INTEGER NOT NULL)');
-}
-
 /** What the working copy's rows of a run need: nothing, to be filled from the database, or to be written to it again. */
 export async function localState(client: ClickHouseClient, database: string, db: Database.Database, run: string, runNo: number): Promise<{ state: 'current' | 'hydrate' | 'resync'; version: number }> {
-  ensureTable(db);
+  ensureTables(db);
   const rs = await client.query({
     query: `SELECT greatest((SELECT max(version) FROM ${database}.files WHERE run = {run:String}), (SELECT max(version) FROM ${database}.rollouts WHERE run = {run:String}))`,
     query_params: { run },
@@ -30,13 +28,14 @@ export async function localState(client: ClickHouseClient, database: string, db:
   const [[inDatabase]] = await rs.json<[number]>();
   const local = db.prepare('SELECT EXISTS (SELECT 1 FROM files WHERE run_no = ?)').pluck().get(runNo) === 1;
   const synced = (db.prepare('SELECT version FROM ch_synced WHERE run = ?').pluck().get(run) as number | undefined) ?? 0;
+  const unflushed = db.prepare('SELECT EXISTS (SELECT 1 FROM ch_unflushed WHERE run_no = ?)').pluck().get(runNo) === 1;
   if (!inDatabase) return { state: local ? 'resync' : 'current', version: 0 };
-  return { state: !local || inDatabase > synced ? 'hydrate' : 'current', version: inDatabase };
+  return { state: !local || unflushed || inDatabase > synced ? 'hydrate' : 'current', version: inDatabase };
 }
 
 /** Records each run's last written version (after a flush). */
 export function recordSynced(db: Database.Database, runs: SyncedRun[], versions: ReadonlyMap<string, number>): void {
-  ensureTable(db);
+  ensureTables(db);
   const put = db.prepare('INSERT INTO ch_synced (run, version) VALUES (?, ?) ON CONFLICT (run) DO UPDATE SET version = excluded.version');
   for (const r of runs) {
     const v = versions.get(r.id);
@@ -86,6 +85,7 @@ export async function hydrateRun(client: ClickHouseClient, database: string, db:
       }
     }
     db.prepare('INSERT INTO ch_synced (run, version) VALUES (?, ?) ON CONFLICT (run) DO UPDATE SET version = excluded.version').run(run, version);
+    db.prepare('DELETE FROM ch_unflushed WHERE run_no = ?').run(runNo);
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');

@@ -40,6 +40,15 @@ export interface SyncedRun {
   month: number;
 }
 
+/**
+ * The working copy's own tables (beside SQLite's): each run's last written version (hydrate.ts), and the runs it has
+ * changed since it last wrote them all (ch_unflushed: kept across a restart, unlike the temp marks of what changed).
+ */
+export function ensureTables(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS main.ch_synced (run TEXT PRIMARY KEY, version INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS main.ch_unflushed (run_no INTEGER PRIMARY KEY)`);
+}
+
 /** A version above every version written before it by this process (microseconds since the epoch, then a counter). */
 export class Versions {
   private last = 0;
@@ -84,7 +93,10 @@ export class ClickhouseSync {
     private readonly versions: Versions,
     private readonly inserter: NativeInserter,
   ) {
-    // Temp objects live on this connection only: the working copy's schema is SQLite's, unchanged.
+    // Temp objects live on this connection only: the working copy's schema is SQLite's, and ensureTables' two.
+    // Every change also names its run in ch_unflushed, in the change's own transaction: a process that stops before
+    // writing it leaves the run marked, and the next start fills the run from the database (hydrate.ts).
+    ensureTables(db);
     db.exec(`
       -- fresh: inserted since the last flush, so never written (its key's calls in the database, if any, are all deleted rows).
       CREATE TEMP TABLE IF NOT EXISTS ch_dirty_rollouts (pk INTEGER PRIMARY KEY, fresh INTEGER NOT NULL DEFAULT 0);
@@ -97,16 +109,19 @@ export class ClickhouseSync {
       CREATE TEMP TABLE IF NOT EXISTS ch_captured (pk INTEGER PRIMARY KEY, n INTEGER NOT NULL);
       CREATE TEMP TRIGGER IF NOT EXISTS ch_call_delete AFTER DELETE ON main.calls BEGIN DELETE FROM ch_captured WHERE pk = old.rollout_pk; END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_insert AFTER INSERT ON main.rollouts BEGIN
+        INSERT OR IGNORE INTO main.ch_unflushed VALUES (new.run_no);
         INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk, NOT EXISTS (SELECT 1 FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key));
         DELETE FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key; END;
-      CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_update AFTER UPDATE ON main.rollouts BEGIN INSERT OR IGNORE INTO ch_dirty_rollouts (pk) VALUES (new.pk); END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_update AFTER UPDATE ON main.rollouts BEGIN
+        INSERT OR IGNORE INTO main.ch_unflushed VALUES (new.run_no); INSERT OR IGNORE INTO ch_dirty_rollouts (pk) VALUES (new.pk); END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_delete AFTER DELETE ON main.rollouts BEGIN
-        DELETE FROM ch_dirty_rollouts WHERE pk = old.pk; INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (old.run_no, old.key); END;
+        INSERT OR IGNORE INTO main.ch_unflushed VALUES (old.run_no); DELETE FROM ch_dirty_rollouts WHERE pk = old.pk; INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (old.run_no, old.key); END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_file_insert AFTER INSERT ON main.files BEGIN
-        INSERT OR IGNORE INTO ch_dirty_files VALUES (new.id); DELETE FROM ch_deleted_files WHERE run_no = new.run_no AND id = new.id; END;
-      CREATE TEMP TRIGGER IF NOT EXISTS ch_file_update AFTER UPDATE ON main.files BEGIN INSERT OR IGNORE INTO ch_dirty_files VALUES (new.id); END;
+        INSERT OR IGNORE INTO main.ch_unflushed VALUES (new.run_no); INSERT OR IGNORE INTO ch_dirty_files VALUES (new.id); DELETE FROM ch_deleted_files WHERE run_no = new.run_no AND id = new.id; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_file_update AFTER UPDATE ON main.files BEGIN
+        INSERT OR IGNORE INTO main.ch_unflushed VALUES (new.run_no); INSERT OR IGNORE INTO ch_dirty_files VALUES (new.id); END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_file_delete AFTER DELETE ON main.files BEGIN
-        DELETE FROM ch_dirty_files WHERE id = old.id; INSERT OR IGNORE INTO ch_deleted_files VALUES (old.run_no, old.id); END;
+        INSERT OR IGNORE INTO main.ch_unflushed VALUES (old.run_no); DELETE FROM ch_dirty_files WHERE id = old.id; INSERT OR IGNORE INTO ch_deleted_files VALUES (old.run_no, old.id); END;
     `);
     const count = db.prepare('INSERT INTO ch_captured (pk, n) VALUES (?, ?) ON CONFLICT (pk) DO UPDATE SET n = n + excluded.n');
     observeCallInserts(db, (pk, rows) => {
@@ -157,7 +172,7 @@ export class ClickhouseSync {
     const fileIds = (this.db.prepare('SELECT d.id FROM ch_dirty_files d JOIN main.files f ON f.id = d.id WHERE f.run_no IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(known)) as number[]);
     const deletedRollouts = take('ch_deleted_rollouts', 'run_no, key') as [number, string][];
     const deletedFiles = take('ch_deleted_files', 'run_no, id') as [number, number][];
-    if (!rolloutPks.length && !fileIds.length && !deletedRollouts.length && !deletedFiles.length) return;
+    if (!rolloutPks.length && !fileIds.length && !deletedRollouts.length && !deletedFiles.length) return this.markFlushed(known);
     const version = this.versions.next();
     const snapshot = this.db.transaction(() => {
       const files = this.readFiles(fileIds, version);
@@ -177,8 +192,6 @@ export class ClickhouseSync {
     const { files, chunks } = snapshot();
     try {
       const run = (no: number) => this.runs.get(no)!;
-      const deletedFileRows = deletedFiles.map(([no, id]) => deleted(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
-      await this.insert('files', ['run', 'run_month', ...FILE_COLS, 'version', 'deleted'], [...files, ...deletedFileRows]);
       for (const c of chunks) {
         await this.insert('calls', ['key', 'run', 'run_month', ...CALL_COLS, 'version'], c.calls);
         await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], await this.droppedCalls(c.written, c.calls, version));
@@ -193,15 +206,28 @@ export class ClickhouseSync {
         await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], await this.droppedCalls(gone, [], version));
         await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'version', 'deleted', 'line_path', 'line_kind'], deletedRolloutRows);
       }
+      // The files' read offsets last: an offset in the database says that the rows read up to it are there too (an
+      // ingest restarted after a flush that failed half-way reads again from the offsets written before it).
+      const deletedFileRows = deletedFiles.map(([no, id]) => deleted(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
+      await this.insert('files', ['run', 'run_month', ...FILE_COLS, 'version', 'deleted'], [...files, ...deletedFileRows]);
       const runs = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
       for (const row of files) runs.add(this.noOf(row[0] as string));
       for (const c of chunks) for (const row of c.rollouts) runs.add(this.noOf(row[0] as string));
       for (const no of runs) this.written.set(this.runs.get(no)!.id, version);
+      this.markFlushed(known);
     } catch (err) {
       // Not written: marked again, for the next flush.
       this.remark(dirty, fileIds, deletedRollouts, deletedFiles);
       throw err;
     }
+  }
+
+  /** The runs of `known` with no change left to write are written: their marks in ch_unflushed go. */
+  private markFlushed(known: number[]): void {
+    if (this.db.inTransaction) return; // a change not yet committed may mark its run again
+    this.db.prepare(`DELETE FROM main.ch_unflushed WHERE run_no IN (SELECT value FROM json_each(?)) AND run_no NOT IN (
+      SELECT r.run_no FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk UNION ALL SELECT f.run_no FROM ch_dirty_files d JOIN main.files f ON f.id = d.id
+      UNION ALL SELECT run_no FROM ch_deleted_rollouts UNION ALL SELECT run_no FROM ch_deleted_files)`).run(JSON.stringify(known));
   }
 
   /**

@@ -137,6 +137,35 @@ describe('the ClickHouse index follows its files', () => {
     await closeAll();
   }, 300_000);
 
+  it('an ingest stopped before it wrote what it read, restarted in the same index dir, writes it', async () => {
+    const root = demoCopy('unflushed');
+    const specs = [{ path: root }];
+    const work = path.join(fx.tmp, 'unflushed-work');
+    const first = await ClickhouseIndex.open(chdb(), specs, work, { ingest: true });
+    await first.refresh();
+    const before = (await first.listRuns()).find((r) => r.id === 'math-with-judge')!.totals.calls;
+    // The database refuses the next writes (a server going away): the working copy holds two calls it could not write.
+    const client = await openClient(chdb());
+    await client.command({ query: 'RENAME TABLE callscope.calls TO callscope.calls_away' });
+    const { file, first: line } = someCaptureFile(root);
+    appendCall(file, line, 4);
+    appendCall(file, line, 5);
+    await expect(first.refresh()).rejects.toThrow();
+    await first.close();
+    await client.command({ query: 'RENAME TABLE callscope.calls_away TO callscope.calls' });
+    await client.close();
+
+    const second = await ClickhouseIndex.open(chdb(), specs, work, { ingest: true });
+    opened.push(second);
+    await second.refresh();
+    expect((await second.listRuns()).find((r) => r.id === 'math-with-judge')!.totals.calls).toBe(before + 2);
+    const sqlite = await CallscopeIndex.open(specs, path.join(fx.tmp, 'unflushed-sqlite'));
+    await sqlite.refresh();
+    opened.push(sqlite);
+    await expectSameAnswers(sqlite, second, { rolloutsPerRun: 4, only: ['math-with-judge'], progress: false });
+    await closeAll();
+  }, 300_000);
+
   it('serves only runs whose files lie under its PATHs, and refuses a database of another schema', async () => {
     const root = demoCopy('confined');
     const { ch } = await both([path.join(root, 'hermes-agent'), path.join(root, 'tau2-retail')], 'confined');
