@@ -79,6 +79,7 @@ export class ClickhouseSync {
    * written as they are when they are all of its calls; else its calls are read back from the working copy.
    */
   private captured = new Map<number, unknown[][]>();
+  private heldCount = 0;
   /**
    * Rollouts (run id, NUL, key) this process wrote with no calls, first when new: the database holds no live call of
    * theirs, so a later write of theirs need not ask which calls it drops (a cold ingest writes each rollout from its
@@ -126,6 +127,7 @@ export class ClickhouseSync {
     const count = db.prepare('INSERT INTO ch_captured (pk, n) VALUES (?, ?) ON CONFLICT (pk) DO UPDATE SET n = n + excluded.n');
     observeCallInserts(db, (pk, rows) => {
       count.run(pk, rows.length);
+      this.heldCount += rows.length;
       const held = this.captured.get(pk);
       if (held) for (const r of rows) held.push(r);
       else this.captured.set(pk, rows);
@@ -141,6 +143,11 @@ export class ClickhouseSync {
   /** Each run's last version written by this process. */
   lastVersions(): ReadonlyMap<string, number> {
     return this.written;
+  }
+
+  /** Call rows taken from ingest and not written yet. */
+  get heldCalls(): number {
+    return this.heldCount;
   }
 
   /** Whether rows wait to be written. */
@@ -287,12 +294,15 @@ export class ClickhouseSync {
   private capturedCalls(): Map<number, unknown[][]> {
     const held = this.captured;
     this.captured = new Map();
-    const counts = this.db.prepare('SELECT pk, n FROM ch_captured').raw().all() as [number, number][];
+    this.heldCount = 0;
+    // Each count with its rollout's calls in the working copy, in one statement (the primary key's prefix per rollout).
+    const counts = this.db
+      .prepare('SELECT pk, n, (SELECT count(*) FROM main.calls WHERE rollout_pk = c.pk) FROM ch_captured c')
+      .raw()
+      .all() as [number, number, number][];
     this.db.exec('DELETE FROM ch_captured');
-    const candidates = counts.filter(([pk, n]) => held.get(pk)?.length === n);
     const exact = new Map<number, unknown[][]>();
-    const stored = this.db.prepare('SELECT count(*) FROM main.calls WHERE rollout_pk = ?').pluck();
-    for (const [pk, n] of candidates) if (stored.get(pk) === n) exact.set(pk, held.get(pk)!);
+    for (const [pk, n, stored] of counts) if (held.get(pk)?.length === n && stored === n) exact.set(pk, held.get(pk)!);
     return exact;
   }
 
