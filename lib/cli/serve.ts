@@ -41,6 +41,8 @@ const SOURCE_DIRS = ['app', 'components', 'lib'];
 const SOURCE_FILES = ['next.config.mjs', 'package.json', 'tsconfig.json'];
 /** How often `serve` prints the first pass's progress while it runs. */
 const PROGRESS_EVERY_MS = 5000;
+/** How long requests under way at SIGINT/SIGTERM may run on before the connections still open are closed. */
+const STOP_GRACE_MS = 1_000;
 
 async function newestMtime(p: string): Promise<number> {
   const st = await fsp.stat(p).catch(() => null);
@@ -230,6 +232,9 @@ async function listenAndServe(
     const stop = () => {
       stopped = true;
       server.close(() => resolve());
+      // Requests under way get a moment to finish; then every connection still open goes (an event stream, or a
+      // keep-alive socket the server does not count idle), rather than holding the exit for keepAliveTimeout.
+      setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS).unref();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

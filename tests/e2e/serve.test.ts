@@ -225,6 +225,21 @@ describe('the JSON API', () => {
     const page = (await (await get('/api/runs/proxy-sessions/rollouts?q=live-1')).json()) as { rollouts: { key: string; num_calls: number }[] };
     expect(page.rollouts).toEqual([expect.objectContaining({ key: 'live-1', num_calls: 1 })]);
   });
+
+  it('stops on SIGTERM while a client still holds the event stream open, and exits 0', async () => {
+    // A serve of its own: stopping the shared one would end the file's other tests.
+    const own = await startServe([path.join(demo, 'runs'), '--index-dir', path.join(demo, 'idx-stop')], 300_000, 120_000, { indexOnly: true });
+    const res = await fetch(own.url + '/api/events');
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await reader.read(); // the stream is open: its first bytes arrived
+    const exited = new Promise<number | null>((resolve) => own.child.once('exit', (code) => resolve(code)));
+    process.kill(-own.child.pid!, 'SIGTERM');
+    // Left to server.close alone, this stream would hold the process until the client goes (the test's timeout).
+    expect(await exited).toBe(0);
+    await reader.cancel().catch(() => undefined);
+    await own.stop();
+  });
 });
 
 /** A request sent with its target exactly as written (fetch would normalize backslashes and dot segments). */
