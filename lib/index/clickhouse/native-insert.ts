@@ -2,7 +2,8 @@
 // the embedded engine's client passes an insert's body as text (chdb's connection joins it to the SQL as a string),
 // so there the block is written to a file beside the database and inserted with `INSERT … SELECT * FROM file(…,
 // Native)`: the same bytes, read by the same format reader.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -24,20 +25,33 @@ export class NativeInserter {
     this.spool = target.kind === 'chdb' ? `${target.dir}.inserts-${process.pid}` : null;
   }
 
-  /** Inserts `rows` (values in `columns`' order) into `table` of the target's database. */
-  async insert(table: string, columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[]): Promise<void> {
-    if (!rows.length) return;
-    const block = nativeBlock(columns, rows);
+  /**
+   * Inserts the rows of `parts` (each a list of rows, values in `columns`' order) into `table` of the target's
+   * database, as one insert of a block per part (encoded one at a time, with a turn of the event loop between).
+   */
+  async insert(table: string, columns: readonly NativeColumn[], parts: readonly (readonly (readonly unknown[])[])[]): Promise<void> {
+    const blocks: Buffer[] = [];
+    for (const rows of parts) {
+      if (!rows.length) continue;
+      if (blocks.length) await yieldToLoop();
+      blocks.push(nativeBlock(columns, rows));
+    }
+    if (!blocks.length) return;
     const into = `${this.target.database}.${table} (${columns.map((c) => c.name).join(', ')})`;
     if (!this.spool) {
-      const result = await this.client.exec({ query: `INSERT INTO ${into} FORMAT Native`, values: Readable.from([block]) });
+      const result = await this.client.exec({ query: `INSERT INTO ${into} FORMAT Native`, values: Readable.from(blocks) });
       for await (const _ of result.stream) void _;
       return;
     }
     mkdirSync(this.spool, { recursive: true });
     this.spooled = true;
     const file = path.join(this.spool, `${++sequence}.native`);
-    writeFileSync(file, block);
+    const fd = openSync(file, 'w');
+    try {
+      for (const block of blocks) for (let at = 0; at < block.length; ) at += writeSync(fd, block, at);
+    } finally {
+      closeSync(fd);
+    }
     try {
       await this.client.command({ query: `INSERT INTO ${into} SELECT * FROM file(${quote(file)}, Native)` });
     } finally {
