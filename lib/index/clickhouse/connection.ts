@@ -54,9 +54,20 @@ export const SETTINGS: ClickHouseSettings = {
 
 /** A client for the target (the chdb engine is loaded only for a chdb: target: it is an optional dependency). */
 export async function openClient(t: ClickhouseTarget): Promise<ClickHouseClient> {
-  const { createClient } = await import('@clickhouse/client');
+  const { createClient, ClickHouseLogLevel } = await import('@clickhouse/client');
   if (t.kind === 'http') {
-    return createClient({ url: t.url, username: t.username, password: t.password, clickhouse_settings: SETTINGS, request_timeout: 120_000 });
+    return createClient({
+      url: t.url,
+      username: t.username,
+      password: t.password,
+      // Progress headers every 30 s keep a long query's connection open through a proxy or load balancer that
+      // closes idle ones (the client's advice for a request timeout this long).
+      clickhouse_settings: { ...SETTINGS, send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '30000' },
+      request_timeout: 120_000,
+      // Failures reach the caller, which reports them (a run's progress, the command's exit): the client's own log of
+      // each one would repeat them on stderr, four times a second while a database is unreachable (the follow poll).
+      log: { level: ClickHouseLogLevel.OFF },
+    });
   }
   let createChdbConnection: (o: { path: string }) => unknown;
   try {
