@@ -269,6 +269,12 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
     return this.runs.find((r) => r.id === id);
   }
 
+  /** Whether a pass over the run is running now. */
+  passRunning(id: string): boolean {
+    const run = this.runSource(id);
+    return run !== undefined && this.passes.has(run.no);
+  }
+
   /** Each run's ingest progress, without its totals (a ClickHouse working copy's, written after every flush). */
   listProgress(): { id: string; progress: Run['progress'] }[] {
     return this.runs.map((r) => ({ id: r.id, progress: { ...this.progress.get(r.id)! } }));

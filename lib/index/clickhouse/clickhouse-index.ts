@@ -486,12 +486,18 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     }
   }
 
-  /** Builds a run's task groups again REBUILD_QUIET_MS after its last change (a cold ingest changes it every flush). */
+  /**
+   * Builds a run's task groups again REBUILD_QUIET_MS after its last change, and not while this process's own pass
+   * over it runs (a cold ingest changes it at every flush: each build would read the whole run again, on the thread
+   * that ingests).
+   */
   private rebuildWhenQuiet(run: string): void {
     clearTimeout(this.rebuilds.get(run));
     const t = setTimeout(() => {
       this.rebuilds.delete(run);
-      if (!this.closed) void this.taskGroups(run).catch(() => undefined);
+      if (this.closed) return;
+      if (this.local?.passRunning(run)) return this.rebuildWhenQuiet(run);
+      void this.taskGroups(run).catch(() => undefined);
     }, REBUILD_QUIET_MS);
     t.unref();
     this.rebuilds.set(run, t);

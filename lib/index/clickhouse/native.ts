@@ -30,8 +30,12 @@ const TWO_32 = 4294967296;
 
 /** A growing byte buffer. */
 class Bytes {
-  buf = Buffer.allocUnsafe(1 << 16);
+  buf: Buffer;
   at = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(1 << 12, size));
+  }
 
   room(n: number): void {
     if (this.at + n <= this.buf.length) return;
@@ -79,15 +83,19 @@ function text(v: unknown): string {
 }
 
 /**
- * One Native block of `rows` (each row's values in `columns`' order). A null in a column that is not Nullable is
- * written as the type's default (deleted rows' unused columns).
+ * One Native block of `rows`: each row's values in `columns`' order, or column c's at index `at[c]` of each row. A
+ * null in a column that is not Nullable is written as the type's default (deleted rows' unused columns).
  */
-export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[]): Buffer {
-  const b = new Bytes();
+export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[], at?: readonly number[]): Buffer {
+  if (at && at.length !== columns.length) throw new Error(`a Native block of ${columns.length} columns given ${at.length} indices`);
   const n = rows.length;
+  // Sized for 9 bytes a value (a number's 8 and a null byte; strings grow it): a block grown from a small buffer
+  // copied itself over again at each doubling.
+  const b = new Bytes(64 * columns.length + 9 * n * columns.length);
   b.varint(columns.length);
   b.varint(n);
-  columns.forEach((col, c) => {
+  columns.forEach((col, column) => {
+    const c = at ? at[column] : column;
     b.string(col.name);
     b.string(col.type);
     const nullable = col.type.startsWith('Nullable(');
@@ -100,15 +108,34 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
       }
     }
     switch (base) {
-      case 'String':
+      case 'String': {
+        // A value equal to the row above's is a copy of its bytes (a run's id, a rollout's key over its calls, a
+        // model's name): no second UTF-8 encoding.
+        let prev: unknown;
+        let prevAt = 0;
+        let prevLen = 0;
         for (let r = 0; r < n; r++) {
           const v = rows[r][c];
           if (v === null || v === undefined) {
             b.room(1);
             b.buf[b.at++] = 0;
-          } else b.string(text(v));
+            continue;
+          }
+          if (v === prev) {
+            b.room(prevLen);
+            const buf = b.buf;
+            if (prevLen <= 64) for (let k = 0; k < prevLen; k++) buf[b.at + k] = buf[prevAt + k];
+            else buf.copy(buf, b.at, prevAt, prevAt + prevLen);
+            b.at += prevLen;
+            continue;
+          }
+          prev = v;
+          prevAt = b.at;
+          b.string(text(v));
+          prevLen = b.at - prevAt;
         }
         break;
+      }
       case 'Float64':
         b.room(8 * n);
         for (let r = 0; r < n; r++) {
@@ -118,17 +145,32 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
         }
         break;
       case 'Int64':
-      case 'UInt64':
+      case 'UInt64': {
         b.room(8 * n);
+        const buf = b.buf;
         for (let r = 0; r < n; r++) {
           const v = rows[r][c];
-          const x = v === null || v === undefined ? 0 : integer(v);
-          const hi = Math.floor(x / TWO_32);
-          b.buf.writeUInt32LE(x - hi * TWO_32, b.at);
-          b.buf.writeInt32LE(hi | 0, b.at + 4);
-          b.at += 8;
+          const x = v === null || v === undefined ? 0 : typeof v === 'number' && Number.isInteger(v) ? v : integer(v);
+          const p = b.at;
+          if (x >= 0 && x < TWO_32) {
+            // Most values (counts, offsets, lengths): four bytes and four zeros, without the generic path's division.
+            buf[p] = x & 0xff;
+            buf[p + 1] = (x >>> 8) & 0xff;
+            buf[p + 2] = (x >>> 16) & 0xff;
+            buf[p + 3] = x >>> 24;
+            buf[p + 4] = 0;
+            buf[p + 5] = 0;
+            buf[p + 6] = 0;
+            buf[p + 7] = 0;
+          } else {
+            const hi = Math.floor(x / TWO_32);
+            buf.writeUInt32LE(x - hi * TWO_32, p);
+            buf.writeInt32LE(hi | 0, p + 4);
+          }
+          b.at = p + 8;
         }
         break;
+      }
       case 'UInt32':
         b.room(4 * n);
         for (let r = 0; r < n; r++) {

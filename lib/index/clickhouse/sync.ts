@@ -18,8 +18,8 @@
 import type Database from 'better-sqlite3';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { callIdSql, storedCallId } from '../call-id';
-import { CALL_COLUMNS } from '../call-row';
-import { observeCallInserts } from '../ingest/rows';
+import { CALL, CALL_COLUMNS, CALL_WIDTH } from '../call-row';
+import { observeCallInserts, ROW_SPARE } from '../ingest/rows';
 import { nativeColumns, written, type TableName } from './schema';
 import type { NativeInserter } from './native-insert';
 
@@ -61,12 +61,22 @@ const ROLLOUT_COLS = written('rollouts');
 const FILE_COLS = written('files');
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
-/** Where each written call column is in an ingested call row (call-row.ts's order). */
-const CALL_FROM_ROW = CALL_COLS.map((name) => {
+/**
+ * A call row as the mirror holds it: an ingested call row (call-row.ts's order) with its rollout's key, run, month
+ * and the flush's version in the row's spare slots (rows.ts ROW_SPARE).
+ */
+const KEY_AT = CALL_WIDTH;
+const RUN_AT = CALL_WIDTH + 1;
+const MONTH_AT = CALL_WIDTH + 2;
+const VERSION_AT = CALL_WIDTH + 3;
+if (ROW_SPARE < 4) throw new Error('lib/index/clickhouse/sync.ts: a call row needs 4 spare slots');
+/** The calls table's written columns, and where each is in a held call row. */
+const CALL_INSERT = ['key', 'run', 'run_month', ...CALL_COLS, 'version'];
+const CALL_INSERT_AT = [KEY_AT, RUN_AT, MONTH_AT, ...CALL_COLS.map((name) => {
   const at = CALL_COLUMNS.findIndex((c) => c.name === name);
   if (at < 0) throw new Error(`lib/index/clickhouse/sync.ts: the calls column ${name} is not in call-row.ts`);
   return at;
-});
+}), VERSION_AT];
 
 export class ClickhouseSync {
   private flushing: Promise<void> = Promise.resolve();
@@ -203,7 +213,7 @@ export class ClickhouseSync {
       // larger inserts cost it less (native-insert.ts encodes them a block at a time).
       const dropped: unknown[][] = [];
       for (const c of chunks) for (const row of await this.droppedCalls(c.written, c.calls, version)) dropped.push(row);
-      await this.insert('calls', ['key', 'run', 'run_month', ...CALL_COLS, 'version'], chunks.map((c) => c.calls));
+      await this.insert('calls', CALL_INSERT, chunks.map((c) => c.calls), CALL_INSERT_AT);
       await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]);
       await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools));
       await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'line_path', 'line_kind', 'version'], chunks.map((c) => c.rollouts));
@@ -239,13 +249,13 @@ export class ClickhouseSync {
   }
 
   /**
-   * Deleted rows for the calls the database holds of these rollouts that `calls` (their rows now: key, run, month,
-   * then the call columns) no longer has. Rollouts inserted since the last flush are not asked about: the database
+   * Deleted rows for the calls the database holds of these rollouts that `calls` (their rows now, as held: see
+   * KEY_AT) no longer has. Rollouts inserted since the last flush are not asked about: the database
    * holds no live call of theirs (a cold ingest's are all new).
    */
   private async droppedCalls(owners: CallOwner[], calls: unknown[][], version: number): Promise<unknown[][]> {
     if (!owners.length) return [];
-    const now = new Set(calls.map((c) => `${c[1]}\u0000${c[0]}\u0000${c[4]}`));
+    const now = new Set(calls.map((c) => `${c[RUN_AT]}\u0000${c[KEY_AT]}\u0000${c[CALL.call_index]}`));
     const byRun = new Map<string, { month: number; keys: string[] }>();
     for (const o of owners) {
       if (!byRun.has(o.run)) byRun.set(o.run, { month: o.month, keys: [] });
@@ -326,33 +336,33 @@ export class ClickhouseSync {
     });
     const calls: unknown[][] = [];
     const unheld: number[] = [];
+    const own = (row: unknown[], { key, run }: { key: string; run: SyncedRun }) => {
+      row[KEY_AT] = key;
+      row[RUN_AT] = run.id;
+      row[MONTH_AT] = run.month;
+      row[VERSION_AT] = version;
+      calls.push(row);
+    };
     for (const pk of keyOf.keys()) {
       const rows = captured.get(pk);
       if (!rows) {
         unheld.push(pk);
         continue;
       }
-      const { key, run } = keyOf.get(pk)!;
-      for (const row of rows) {
-        const values: unknown[] = [key, run.id, run.month];
-        for (const at of CALL_FROM_ROW) values.push(row[at]);
-        values.push(version);
-        calls.push(values);
-      }
+      const owner = keyOf.get(pk)!;
+      for (const row of rows) own(row, owner);
     }
     if (unheld.length) {
-      const callSelect = CALL_COLS.map((c) => (c === 'model_call_id' ? callIdSql('model_call_id') : c)).join(', ');
+      // Read back in the held rows' order (call-row.ts), the call id as ingest read it.
+      const callSelect = CALL_COLUMNS.map((c) => (c.name === 'model_call_id' ? callIdSql('model_call_id') : c.name)).join(', ');
       const read = this.db.prepare(`SELECT ${callSelect} FROM main.calls WHERE rollout_pk IN (SELECT value FROM json_each(?)) ORDER BY rollout_pk, call_index`).raw().all(JSON.stringify(unheld)) as unknown[][];
-      for (const values of read) {
-        const { key, run } = keyOf.get(values[0] as number)!;
-        calls.push([key, run.id, run.month, ...values, version]);
-      }
+      for (const row of read) own(row, keyOf.get(row[CALL.rollout_pk] as number)!);
     }
     const tools = (this.db.prepare(`SELECT ${TOOL_COLS.join(', ')} FROM main.tool_calls WHERE rollout_pk IN (SELECT value FROM json_each(?)) ORDER BY rollout_pk, seq`).raw().all(list) as unknown[][]).map((values) => {
       const { key, run } = keyOf.get(values[0] as number)!;
       return [key, run.id, run.month, ...values, version];
     });
-    const withCalls = new Set(calls.map((c) => c[3] as number)); // each row: key, run, month, then rollout_pk
+    const withCalls = new Set(calls.map((c) => c[CALL.rollout_pk] as number));
     const written: CallOwner[] = [];
     for (const [pk, { key, run }] of keyOf) {
       const id = `${run.id}\u0000${key}`;
@@ -364,9 +374,12 @@ export class ClickhouseSync {
     return { rollouts, calls, tools, written };
   }
 
-  /** Inserts the rows of `parts` (each a list of rows, values in `columns`' order) into `table` as one insert. */
-  private async insert(table: TableName, columns: string[], parts: unknown[][][]): Promise<void> {
-    await this.inserter.insert(table, nativeColumns(table, columns), parts);
+  /**
+   * Inserts the rows of `parts` (each a list of rows: values in `columns`' order, or each column's at its index in
+   * `at`) into `table` as one insert.
+   */
+  private async insert(table: TableName, columns: string[], parts: unknown[][][], at?: readonly number[]): Promise<void> {
+    await this.inserter.insert(table, nativeColumns(table, columns), parts, at);
   }
 }
 

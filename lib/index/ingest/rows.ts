@@ -11,10 +11,14 @@ const ID = CALL.model_call_id;
 
 /**
  * Told of every batch of call rows ingest inserts on a connection (a rollout's calls from one file read): each row's
- * values in the row's order (call-row.ts), the call id as read. The ClickHouse mirror writes these rows as they are
- * instead of reading them back (lib/index/clickhouse/sync.ts).
+ * values in the row's order (call-row.ts), the call id as read, then ROW_SPARE slots the observer may fill. The
+ * ClickHouse mirror writes these rows as they are instead of reading them back (lib/index/clickhouse/sync.ts), its
+ * own columns in the spare slots (no second array per call).
  */
 export type CallObserver = (pk: number, rows: unknown[][]) => void;
+
+/** Slots after a call's values in each observed row. */
+export const ROW_SPARE = 4;
 
 const observers = new WeakMap<Database.Database, CallObserver>();
 
@@ -34,7 +38,8 @@ export interface FileRow extends FileState {
 
 export class IngestRows {
   private readonly stmt;
-  private readonly callRow: unknown[] = new Array(CALL_WIDTH);
+  /** One call's values, reused row to row (observed rows are copies), with ROW_SPARE slots after them. */
+  private readonly callRow: unknown[] = new Array(CALL_WIDTH + ROW_SPARE).fill(null);
 
   constructor(private readonly db: Database.Database) {
     this.stmt = {

@@ -92,6 +92,27 @@ describe('Native blocks', () => {
     expect(() => nativeBlock([{ name: 'x', type: 'Date' as never }], [[1]])).toThrow(/Date/);
   });
 
+  it('takes each column from its index in the row when given one, and writes a run of equal values as the first', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(row, fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 12 }), async (runs) => {
+        // Each row repeated (consecutive equal values in every column), stored reversed after a slot of junk.
+        const rows = runs.flatMap(([r, times]) => Array.from({ length: times }, () => r));
+        const numbered = rows.map((r, n) => [n, ...r]);
+        const stored = numbered.map((r) => [{ junk: true }, ...[...r].reverse()]);
+        const width = numbered[0].length;
+        const at = Array.from({ length: width }, (_, c) => width - c);
+        await client.command({ query: `DROP TABLE IF EXISTS ${target.database}.t` });
+        await client.command({ query: `CREATE TABLE ${target.database}.t (n UInt32, ${TABLE.map(([c, t]) => `${c} ${t}`).join(', ')}) ENGINE = MergeTree ORDER BY n` });
+        await inserter.insert('t', [{ name: 'n', type: 'UInt32' }, ...COLUMNS], [stored], at);
+        const rs = await client.query({ query: `SELECT ${TABLE.map(([c]) => c).join(', ')} FROM ${target.database}.t ORDER BY n`, format: 'JSONCompactEachRow' });
+        const zero = (r: unknown[]) => r.map((v) => (v === 0 ? 0 : v));
+        expect((await rs.json<unknown[]>()).map(zero)).toEqual(rows.map(zero));
+      }),
+      { numRuns: 20 },
+    );
+    expect(() => nativeBlock(COLUMNS, [[1]], [0])).toThrow(/11 columns given 1 indices/);
+  });
+
   it("knows every column the index's tables write", () => {
     // The calls table: its key, the run's columns and every mirrored column, each with a type a block can carry.
     const cols = nativeColumns('calls', ['key', 'run', 'run_month', 'rollout_pk', 'model_call_id', 'started_at', 'model', 'version', 'deleted']);
