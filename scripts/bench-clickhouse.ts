@@ -87,7 +87,14 @@ function tableRows(r: Record<string, any>): TargetRow[] {
       id: 'C1 tasks',
       target: 'task page <= 500 ms',
       result: verdict(q.task_page_first_built_ms <= 500 && q.task_page_warm.p95 <= 500 && q.task_detail.p95 <= 500),
-      figure: `first page once the run's groups are built ${ms(q.task_page_first_built_ms)} (${q.tasks_in_run} tasks; built in the background after start: ${round(g.prebuild_ms / 1000, 1)} s for 6 runs), other pages p95 ${ms(q.task_page_warm.p95)}, task detail p95 ${ms(q.task_detail.p95)}; a run nobody built: first page ${ms(q.task_page_cold_ms)}`,
+      figure: `first page once the run's groups are built ${ms(q.task_page_first_built_ms)} (${q.tasks_in_run} tasks; built in the background after start: ${round(g.prebuild_ms / 1000, 1)} s for 6 runs), other pages p95 ${ms(q.task_page_warm.p95)}, task detail p95 ${ms(q.task_detail.p95)}`,
+    });
+    // A run none of the 6 kept ones: its first Tasks page builds its groups (a user opening an older run).
+    rows.push({
+      id: 'C1 tasks cold',
+      target: 'task page <= 500 ms, a run nobody built',
+      result: verdict(q.task_page_cold_ms <= 500),
+      figure: `first page ${ms(q.task_page_cold_ms)} (run ${q.task_page_cold_run}, its groups built by that request)`,
     });
     rows.push({ id: 'C1 rollout', target: 'rollout detail <= 100 ms', result: verdict(q.rollout_detail.p95 <= 100), figure: `p95 ${ms(q.rollout_detail.p95)}, p50 ${ms(q.rollout_detail.p50)} (row, attempts, ${g.set.callsPerRollout} calls, best of task)` });
     rows.push({ id: 'C1 disk', target: '<= 60 B/call on disk', result: verdict(g.disk.per_call <= 60), figure: `${g.disk.per_call} B/call (${fmtBytes(g.disk.bytes)} for ${g.calls} calls, every table; data dir ${g.disk.data_dir_per_call} B/call)` });
