@@ -13,12 +13,10 @@ import path from 'node:path';
 
 interface ChdbSession {
   queryAsync(sql: string, opts?: { format?: string }): Promise<{ bytes(): Uint8Array; rowsRead?: number; bytesRead?: number }>;
-  cleanup?(): void;
 }
 
 /** One request as the server saw it (for a test to check what the client sent). */
 export interface SeenRequest {
-  method: string;
   /** The SQL asked for: the `query` URL parameter, else the body (or its multipart `query` part). */
   query: string;
   /** Bytes of the body that were data (an insert's rows), not the query. */
@@ -94,7 +92,7 @@ export async function startClickhouseHttp(options: { dir: string; user: string; 
       data = body;
     } else queryText = body.toString('utf8');
     const params = [...values.keys()].filter((k) => k !== 'query');
-    requests.push({ method: req.method ?? 'GET', query: queryText, dataBytes: data?.length ?? 0, user, authorized, params });
+    requests.push({ query: queryText, dataBytes: data?.length ?? 0, user, authorized, params });
     if (!authorized) {
       return {
         status: 403,

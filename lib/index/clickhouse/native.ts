@@ -74,6 +74,7 @@ class Bytes {
 
 /** An integer column's value (a number, a bigint, a boolean), truncated toward zero if it is not whole. */
 function integer(v: unknown): number {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
   const n = Number(v);
   return Number.isFinite(n) ? Math.trunc(n) : 0;
 }
@@ -150,7 +151,7 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
         const buf = b.buf;
         for (let r = 0; r < n; r++) {
           const v = rows[r][c];
-          const x = v === null || v === undefined ? 0 : typeof v === 'number' && Number.isInteger(v) ? v : integer(v);
+          const x = v === null || v === undefined ? 0 : integer(v);
           const p = b.at;
           if (x >= 0 && x < TWO_32) {
             // Most values (counts, offsets, lengths): four bytes and four zeros, without the generic path's division.

@@ -58,6 +58,8 @@ export class Versions {
 }
 
 const ROLLOUT_COLS = written('rollouts');
+/** A rollout row as written: its columns, then the path and kind of the file its line is in. */
+const ROLLOUT_WRITTEN = [...ROLLOUT_COLS, 'line_path', 'line_kind'];
 const FILE_COLS = written('files');
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
@@ -77,6 +79,17 @@ const CALL_INSERT_AT = [KEY_AT, RUN_AT, MONTH_AT, ...CALL_COLS.map((name) => {
   if (at < 0) throw new Error(`lib/index/clickhouse/sync.ts: the calls column ${name} is not in call-row.ts`);
   return at;
 }), VERSION_AT];
+
+/**
+ * The marks of what changed in the mirrored runs (the parameter: their run numbers, as JSON), each table with its
+ * condition: a flush reads them and clears them by the same one.
+ */
+const MARKS = {
+  dirtyRollouts: 'ch_dirty_rollouts WHERE EXISTS (SELECT 1 FROM main.rollouts r WHERE r.pk = ch_dirty_rollouts.pk AND r.run_no IN (SELECT value FROM json_each(?)))',
+  dirtyFiles: 'ch_dirty_files WHERE EXISTS (SELECT 1 FROM main.files f WHERE f.id = ch_dirty_files.id AND f.run_no IN (SELECT value FROM json_each(?)))',
+  deletedRollouts: 'ch_deleted_rollouts WHERE run_no IN (SELECT value FROM json_each(?))',
+  deletedFiles: 'ch_deleted_files WHERE run_no IN (SELECT value FROM json_each(?))',
+};
 
 export class ClickhouseSync {
   private flushing: Promise<void> = Promise.resolve();
@@ -179,18 +192,16 @@ export class ClickhouseSync {
     if (this.db.inTransaction) return;
     const known = [...this.runs.keys()];
     if (!known.length) return;
-    const take = (table: string, cols: string) => {
-      const rows = this.db.prepare(`SELECT ${cols} FROM ${table} WHERE run_no IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(known));
-      return rows as unknown[][];
-    };
+    const runs = JSON.stringify(known);
+    const take = (marks: string, cols: string) => this.db.prepare(`SELECT ${cols} FROM ${marks}`).raw().all(runs) as unknown[][];
     // Taken and cleared in one synchronous step: whatever ingest writes while the inserts below are awaited is
     // marked again and written by the next flush.
-    const dirty = this.db.prepare('SELECT d.pk, d.fresh FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk WHERE r.run_no IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(known)) as [number, number][];
+    const dirty = take(MARKS.dirtyRollouts, 'pk, fresh') as [number, number][];
     const rolloutPks = dirty.map(([pk]) => pk);
     const fresh = new Set(dirty.filter(([, f]) => f === 1).map(([pk]) => pk));
-    const fileIds = (this.db.prepare('SELECT d.id FROM ch_dirty_files d JOIN main.files f ON f.id = d.id WHERE f.run_no IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(known)) as number[]);
-    const deletedRollouts = take('ch_deleted_rollouts', 'run_no, key') as [number, string][];
-    const deletedFiles = take('ch_deleted_files', 'run_no, id') as [number, number][];
+    const fileIds = take(MARKS.dirtyFiles, 'id').map(([id]) => id as number);
+    const deletedRollouts = take(MARKS.deletedRollouts, 'run_no, key') as [number, string][];
+    const deletedFiles = take(MARKS.deletedFiles, 'run_no, id') as [number, number][];
     if (!rolloutPks.length && !fileIds.length && !deletedRollouts.length && !deletedFiles.length) return this.markFlushed(known);
     const version = this.versions.next();
     const snapshot = this.db.transaction(() => {
@@ -198,40 +209,31 @@ export class ClickhouseSync {
       const captured = this.capturedCalls();
       const chunks: ReturnType<ClickhouseSync['readRollouts']>[] = [];
       for (let i = 0; i < rolloutPks.length; i += CHUNK) chunks.push(this.readRollouts(rolloutPks.slice(i, i + CHUNK), fresh, version, captured));
-      // Every mark taken above, cleared by the same conditions in one statement each.
-      const runs = JSON.stringify(known);
-      this.db.prepare('DELETE FROM ch_dirty_rollouts WHERE pk IN (SELECT r.pk FROM main.rollouts r WHERE r.pk = ch_dirty_rollouts.pk AND r.run_no IN (SELECT value FROM json_each(?)))').run(runs);
-      this.db.prepare('DELETE FROM ch_dirty_files WHERE id IN (SELECT f.id FROM main.files f WHERE f.id = ch_dirty_files.id AND f.run_no IN (SELECT value FROM json_each(?)))').run(runs);
-      this.db.prepare('DELETE FROM ch_deleted_rollouts WHERE run_no IN (SELECT value FROM json_each(?))').run(runs);
-      this.db.prepare('DELETE FROM ch_deleted_files WHERE run_no IN (SELECT value FROM json_each(?))').run(runs);
+      for (const marks of Object.values(MARKS)) this.db.prepare(`DELETE FROM ${marks}`).run(runs);
       return { files, chunks };
     });
     const { files, chunks } = snapshot();
     try {
       const run = (no: number) => this.runs.get(no)!;
-      // One insert per table for the whole flush: the engine makes (and later merges) a part per insert, so fewer,
-      // larger inserts cost it less (native-insert.ts encodes them a block at a time).
-      const dropped: unknown[][] = [];
+      // One insert per table and kind of row for the whole flush: the engine makes (and later merges) a part per
+      // insert, so fewer, larger inserts cost it less (native-insert.ts encodes them a block at a time).
+      for (const [no, key] of deletedRollouts) this.callless.delete(`${run(no).id}\u0000${key}`);
+      const gone = deletedRollouts.map(([no, key]) => ({ run: run(no).id, month: run(no).month, key }));
+      const dropped = await this.droppedCalls(gone, [], version);
       for (const c of chunks) for (const row of await this.droppedCalls(c.written, c.calls, version)) dropped.push(row);
       await this.insert('calls', CALL_INSERT, chunks.map((c) => c.calls), CALL_INSERT_AT);
       await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]);
       await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools));
-      await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'line_path', 'line_kind', 'version'], chunks.map((c) => c.rollouts));
-      for (const [no, key] of deletedRollouts) this.callless.delete(`${run(no).id}\u0000${key}`);
-      const deletedRolloutRows = deletedRollouts.map(([no, key]) => [...deleted(ROLLOUT_COLS, { key, pk: 0 }, run(no), version), null, null]);
-      if (deletedRolloutRows.length) {
-        const gone = deletedRollouts.map(([no, key]) => ({ run: run(no).id, month: run(no).month, key }));
-        await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [await this.droppedCalls(gone, [], version)]);
-        await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_COLS, 'version', 'deleted', 'line_path', 'line_kind'], [deletedRolloutRows]);
-      }
+      const deletedRolloutRows = deletedRollouts.map(([no, key]) => deleted(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
+      await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_WRITTEN, 'version', 'deleted'], [...chunks.map((c) => c.rollouts), deletedRolloutRows]);
       // The files' read offsets last: an offset in the database says that the rows read up to it are there too (an
       // ingest restarted after a flush that failed half-way reads again from the offsets written before it).
       const deletedFileRows = deletedFiles.map(([no, id]) => deleted(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
       await this.insert('files', ['run', 'run_month', ...FILE_COLS, 'version', 'deleted'], [files, deletedFileRows]);
-      const runs = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
-      for (const row of files) runs.add(this.noOf(row[0] as string));
-      for (const c of chunks) for (const row of c.rollouts) runs.add(this.noOf(row[0] as string));
-      for (const no of runs) this.written.set(this.runs.get(no)!.id, version);
+      const wrote = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
+      for (const row of files) wrote.add(this.noOf(row[0] as string));
+      for (const c of chunks) for (const row of c.rollouts) wrote.add(this.noOf(row[0] as string));
+      for (const no of wrote) this.written.set(this.runs.get(no)!.id, version);
       this.markFlushed(known);
     } catch (err) {
       // Not written: marked again, for the next flush.
@@ -332,7 +334,7 @@ export class ClickhouseSync {
     const rollouts = rows.map(([no, ...values]) => {
       const run = this.runs.get(no as number)!;
       keyOf.set(values[pkAt - 1] as number, { key: values[keyAt - 1] as string, run });
-      return [run.id, run.month, ...values, version];
+      return [run.id, run.month, ...values, version, 0];
     });
     const calls: unknown[][] = [];
     const unheld: number[] = [];

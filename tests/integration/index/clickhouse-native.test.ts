@@ -34,19 +34,28 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/** The rows written as one insert (in `cuts` parts: one block each) and read back. */
-async function roundTrip(rows: unknown[][], cuts: number[] = []): Promise<unknown[][]> {
+/**
+ * The rows written as one insert and read back: in `cuts` parts (a block each), and with `reversed` stored reversed
+ * after a slot of junk, each column taken from its index in the row.
+ */
+async function roundTrip(rows: unknown[][], { cuts = [], reversed = false }: { cuts?: number[]; reversed?: boolean } = {}): Promise<unknown[][]> {
   await client.command({ query: `DROP TABLE IF EXISTS ${target.database}.t` });
   await client.command({ query: `CREATE TABLE ${target.database}.t (n UInt32, ${TABLE.map(([c, t]) => `${c} ${t}`).join(', ')}) ENGINE = MergeTree ORDER BY n` });
   const numbered = rows.map((r, n) => [n, ...r]);
-  const at = [0, ...cuts.map((c) => c % (rows.length + 1)).sort((a, b) => a - b), rows.length];
-  await inserter.insert('t', [{ name: 'n', type: 'UInt32' }, ...COLUMNS], at.slice(1).map((end, k) => numbered.slice(at[k], end)));
+  const width = TABLE.length + 1;
+  const stored = reversed ? numbered.map((r) => [{ junk: true }, ...[...r].reverse()]) : numbered;
+  const layout = reversed ? Array.from({ length: width }, (_, c) => width - c) : undefined;
+  const ends = [0, ...cuts.map((c) => c % (rows.length + 1)).sort((a, b) => a - b), rows.length];
+  await inserter.insert('t', [{ name: 'n', type: 'UInt32' }, ...COLUMNS], ends.slice(1).map((end, k) => stored.slice(ends[k], end)), layout);
   // One insert, so one part, however many blocks it carried.
   const parts = await client.query({ query: `SELECT count() FROM system.parts WHERE database = '${target.database}' AND table = 't' AND active`, format: 'JSONCompactEachRow' });
   expect(await parts.json()).toEqual([[1]]);
   const rs = await client.query({ query: `SELECT ${TABLE.map(([c]) => c).join(', ')} FROM ${target.database}.t ORDER BY n`, format: 'JSONCompactEachRow' });
   return rs.json<unknown[]>();
 }
+
+/** -0 may come back as 0 (or as -0) through JSON; every other value as it went in. */
+const zero = (r: unknown[]) => r.map((v) => (v === 0 ? 0 : v));
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.string({ maxLength: 3 }), fc.constantFrom('', 'a'.repeat(42), 'é'.repeat(43), 'x'.repeat(300)));
@@ -68,9 +77,7 @@ describe('Native blocks', () => {
   it('read back from the engine as they were written, for every type the tables use, in one insert of one or more blocks', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 40 }), fc.array(fc.nat(), { maxLength: 3 }), async (rows, cuts) => {
-        const back = await roundTrip(rows, cuts);
-        // -0 may come back as 0 (or as -0) through JSON; every other value as it went in.
-        const zero = (r: unknown[]) => r.map((v) => (v === 0 ? 0 : v));
+        const back = await roundTrip(rows, { cuts });
         expect(back.map(zero)).toEqual(rows.map(zero));
       }),
       { numRuns: 30 },
@@ -95,18 +102,9 @@ describe('Native blocks', () => {
   it('takes each column from its index in the row when given one, and writes a run of equal values as the first', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(row, fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 12 }), async (runs) => {
-        // Each row repeated (consecutive equal values in every column), stored reversed after a slot of junk.
+        // Each row repeated: consecutive equal values in every column.
         const rows = runs.flatMap(([r, times]) => Array.from({ length: times }, () => r));
-        const numbered = rows.map((r, n) => [n, ...r]);
-        const stored = numbered.map((r) => [{ junk: true }, ...[...r].reverse()]);
-        const width = numbered[0].length;
-        const at = Array.from({ length: width }, (_, c) => width - c);
-        await client.command({ query: `DROP TABLE IF EXISTS ${target.database}.t` });
-        await client.command({ query: `CREATE TABLE ${target.database}.t (n UInt32, ${TABLE.map(([c, t]) => `${c} ${t}`).join(', ')}) ENGINE = MergeTree ORDER BY n` });
-        await inserter.insert('t', [{ name: 'n', type: 'UInt32' }, ...COLUMNS], [stored], at);
-        const rs = await client.query({ query: `SELECT ${TABLE.map(([c]) => c).join(', ')} FROM ${target.database}.t ORDER BY n`, format: 'JSONCompactEachRow' });
-        const zero = (r: unknown[]) => r.map((v) => (v === 0 ? 0 : v));
-        expect((await rs.json<unknown[]>()).map(zero)).toEqual(rows.map(zero));
+        expect((await roundTrip(rows, { reversed: true })).map(zero)).toEqual(rows.map(zero));
       }),
       { numRuns: 20 },
     );

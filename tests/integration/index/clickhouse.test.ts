@@ -77,7 +77,7 @@ describe('the ClickHouse index answers as the SQLite index', () => {
 });
 
 describe('the ClickHouse index follows its files', () => {
-  it('appends, a truncated and a deleted capture file converge as in SQLite; a reader that does not ingest hears of them', async () => {
+  it('appends, a truncated and a deleted capture file, and a rollouts file rewritten shorter converge as in SQLite; a reader that does not ingest hears of them', async () => {
     const root = demoCopy('live');
     const { sqlite, ch, specs } = await both([root], 'live');
     const reader = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'live-reader'), { ingest: false, pollMs: 50 });
@@ -110,6 +110,18 @@ describe('the ClickHouse index follows its files', () => {
     await ch.refresh();
     expect((await ch.rollout('math-with-judge', '0-1'))!.gap_count).toBe((sqlite.rollout('math-with-judge', '0-1'))!.gap_count);
     await expectSameAnswers(sqlite, ch, changed);
+
+    // A rollouts file rewritten shorter, in a run without captures: the rollouts of the lines gone are gone.
+    const rolloutsFile = path.join(root, 'tau2-retail', 'rollouts.jsonl');
+    const lines = readFileSync(rolloutsFile, 'utf8').split('\n').filter(Boolean);
+    writeFileSync(rolloutsFile, lines.slice(0, lines.length - 4).join('\n') + '\n');
+    await sqlite.refresh();
+    await ch.refresh();
+    const rollouts = async (index: { listRuns(): Promise<{ id: string; totals: { rollouts: number } }[]> }) => (await index.listRuns()).find((r) => r.id === 'tau2-retail')!.totals.rollouts;
+    expect(await rollouts(ch)).toBe(lines.length - 4);
+    await expect.poll(() => rollouts(reader)).toBe(lines.length - 4);
+    await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 3, only: ['tau2-retail'] });
+    await expectSameAnswers(sqlite, reader, { rolloutsPerRun: 3, only: ['tau2-retail'], progress: false });
     await closeAll();
   }, 300_000);
 
