@@ -74,7 +74,7 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
     super();
     this.compareCache = new CompareCache(options.compareBatchShift);
     this.db = new Database(indexFile);
-    migrate(this.db);
+    migrate(this.db, { rolloutIndexes: !options.workingCopy });
     this.ingestor = new Ingestor(this.db, options);
   }
 
@@ -159,7 +159,8 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
     this.ingesting = (async () => {
       // A cold ingest (nothing indexed yet) writes the rollouts without their secondary indexes and builds
       // them at the end (schema.ts, ROLLOUT_INDEXES); queries meanwhile run without them.
-      const cold = this.db.prepare('SELECT 1 FROM rollouts LIMIT 1').get() === undefined;
+      // (A working copy has none: migrate.)
+      const cold = !this.options.workingCopy && this.db.prepare('SELECT 1 FROM rollouts LIMIT 1').get() === undefined;
       if (cold) dropRolloutIndexes(this.db);
       try {
         do {

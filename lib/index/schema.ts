@@ -154,7 +154,11 @@ export function hasIndex(db: Database.Database, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(name) !== undefined;
 }
 
-export function migrate(db: Database.Database): void {
+/**
+ * Opens the schema on `db`, rebuilt when it is of another version. `rolloutIndexes: false` (an index nobody queries: the
+ * ClickHouse ingest's working copy) keeps the rollouts without their secondary indexes, which only pages read.
+ */
+export function migrate(db: Database.Database, { rolloutIndexes = true } = {}): void {
   // 16 KB pages (for a new index file; an existing one keeps its own): a cold ingest writes each page to the WAL
   // and again at checkpoints, one system call a page, and on this machine kind those calls cost more than the
   // bytes: a cold ingest is faster than with 4 KB pages, for about 1% more bytes on disk.
@@ -177,6 +181,7 @@ export function migrate(db: Database.Database): void {
   }
   db.exec(DDL);
   db.exec('DROP INDEX IF EXISTS rollouts_sort_key'); // the key order's index of older files: the UNIQUE index serves it
-  for (const index of ROLLOUT_INDEXES) db.exec(index.sql);
+  if (rolloutIndexes) for (const index of ROLLOUT_INDEXES) db.exec(index.sql);
+  else dropRolloutIndexes(db);
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
 }

@@ -7,6 +7,7 @@
 // not a pure append (a file read again, a deleted file, an error) drops the rollout's fold.
 import type Database from 'better-sqlite3';
 import { gapsAndMismatch, type RolloutCaptureState } from './rollouts';
+import { callMirror } from '../ingest/rows';
 
 const AGG_COLUMNS = `tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_ms, ttft_ms, error_category, model_server, dialect,
   started_at, completed_at`;
@@ -97,6 +98,7 @@ export class RolloutFold {
    * starting at `to` will bring.
    */
   addFromDb(db: Database.Database, pk: number, from: number, to: number): void {
+    callMirror(db)?.localize(pk);
     const rows = stmts(db).calls.all(pk, from, to) as Row[];
     for (const r of rows) this.add(r);
     this.upTo = to;

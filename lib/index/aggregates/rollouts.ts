@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3';
 import { captureGaps, gapJson } from '../../capture/attachment';
 import { callTotals, type CallAgg, type CallTotals } from './call-totals';
+import { callMirror } from '../ingest/rows';
 
 export { median, type CallAgg, type CallTotals } from './call-totals';
 
@@ -73,7 +74,7 @@ const SET_CAPTURED =
 export class RolloutAggregator {
   private readonly stmt;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.stmt = {
       calls: db.prepare(
         `SELECT tokens_in, tokens_out, tokens_reasoning, tokens_total, cached_tokens, latency_ms, ttft_ms, error_category, model_server, dialect,
@@ -89,6 +90,7 @@ export class RolloutAggregator {
   recompute(pk: number, hasCaptureDir: boolean, totals?: CallTotals): void {
     const state = this.stmt.state.get(pk) as RolloutCaptureState | undefined;
     if (!state) return;
+    if (!totals) callMirror(this.db)?.localize(pk);
     const t = totals ?? callTotals(this.stmt.calls.all(pk) as CallAgg[]);
     this.stmt.update.run(...aggregateRow(t, state, hasCaptureDir), pk);
   }

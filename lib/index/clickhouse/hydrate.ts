@@ -65,6 +65,7 @@ export async function hydrateRun(client: ClickHouseClient, database: string, db:
   ];
   db.exec('BEGIN');
   try {
+    db.prepare('DELETE FROM ch_remote_calls WHERE pk IN (SELECT pk FROM rollouts WHERE run_no = ?)').run(runNo);
     db.prepare('DELETE FROM calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?)').run(runNo);
     db.prepare('DELETE FROM tool_calls WHERE rollout_pk IN (SELECT pk FROM rollouts WHERE run_no = ?)').run(runNo);
     db.prepare('DELETE FROM rollouts WHERE run_no = ?').run(runNo);

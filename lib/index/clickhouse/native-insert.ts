@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ClickhouseTarget } from './connection';
-import { nativeBlock, type NativeColumn } from './native';
+import { nativeBlock, nativeBlockOf, type BlockRows, type NativeColumn } from './native';
 
 let sequence = 0;
 
@@ -28,17 +28,18 @@ export class NativeInserter {
 
   /**
    * Inserts the rows of `parts` (each a list of rows: values in `columns`' order, or each column's at its index in
-   * `at`) into `table` of the target's database, as one insert of a block per part (encoded one at a time, with a turn
-   * of the event loop between).
+   * `at`; or rows given column by column) into `table` of the target's database, as one insert of a block per part
+   * (encoded one at a time, with a turn of the event loop between).
    */
   async insert(
-    table: string, columns: readonly NativeColumn[], parts: readonly (readonly (readonly unknown[])[])[], at?: readonly number[],
+    table: string, columns: readonly NativeColumn[], parts: readonly (readonly (readonly unknown[])[] | BlockRows)[], at?: readonly number[],
   ): Promise<void> {
     const blocks: Buffer[] = [];
     for (const rows of parts) {
-      if (!rows.length) continue;
+      const byRow = Array.isArray(rows);
+      if ((byRow ? rows.length : (rows as BlockRows).n) === 0) continue;
       if (blocks.length) await yieldToLoop();
-      blocks.push(nativeBlock(columns, rows, at));
+      blocks.push(byRow ? nativeBlock(columns, rows, at) : nativeBlockOf(columns, rows as BlockRows));
     }
     if (!blocks.length) return;
     const into = `${this.target.database}.${table} (${columns.map((c) => c.name).join(', ')})`;

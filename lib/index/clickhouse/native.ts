@@ -56,8 +56,26 @@ class Bytes {
   }
 
   string(s: string): void {
+    const len = s.length;
+    if (len < 0x80) {
+      // Short ASCII (ids, names, keys: most values) copied unit by unit: cheaper than a call into the encoder per value.
+      this.room(1 + len);
+      const buf = this.buf;
+      const at = this.at;
+      let k = 0;
+      for (; k < len; k++) {
+        const u = s.charCodeAt(k);
+        if (u >= 0x80) break;
+        buf[at + 1 + k] = u;
+      }
+      if (k === len) {
+        buf[at] = len;
+        this.at = at + 1 + len;
+        return;
+      }
+    }
     // A JS string's UTF-8 is at most 3 bytes per UTF-16 unit; written after a length of the most bytes it can take.
-    if (s.length < 0x80 / 3) {
+    if (len < 0x80 / 3) {
       this.room(1 + s.length * 3);
       const n = this.buf.write(s, this.at + 1, 'utf8');
       this.buf[this.at] = n;
@@ -84,27 +102,61 @@ function text(v: unknown): string {
 }
 
 /**
+ * A number column given whole (a typed array's bytes are the column's: no value by value encoding): its values, 0 where
+ * null, and for a Nullable column a byte per row (1: null).
+ */
+export interface NumberColumn {
+  numbers: Float64Array;
+  nulls: Uint8Array | null;
+}
+
+/**
+ * A block's rows: how many, and each column (in the block's column order) as a getter of row r's value, or for a number
+ * column its values whole.
+ */
+export interface BlockRows {
+  n: number;
+  column(c: number): ((r: number) => unknown) | NumberColumn;
+}
+
+/** Typed arrays' bytes are Native's little-endian values only on a little-endian machine (elsewhere: value by value). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
  * One Native block of `rows`: each row's values in `columns`' order, or column c's at index `at[c]` of each row. A
  * null in a column that is not Nullable is written as the type's default (deleted rows' unused columns).
  */
 export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[], at?: readonly number[]): Buffer {
   if (at && at.length !== columns.length) throw new Error(`a Native block of ${columns.length} columns given ${at.length} indices`);
-  const n = rows.length;
+  return nativeBlockOf(columns, {
+    n: rows.length,
+    column: (column) => {
+      const c = at ? at[column] : column;
+      return (r) => rows[r][c];
+    },
+  });
+}
+
+/** One Native block of rows given column by column (nativeBlock's rules). */
+export function nativeBlockOf(columns: readonly NativeColumn[], rows: BlockRows): Buffer {
+  const n = rows.n;
   // Sized for 9 bytes a value (a number's 8 and a null byte; strings grow it): a block grown from a small buffer
   // copied itself over again at each doubling.
   const b = new Bytes(64 * columns.length + 9 * n * columns.length);
   b.varint(columns.length);
   b.varint(n);
   columns.forEach((col, column) => {
-    const c = at ? at[column] : column;
+    const given = rows.column(column);
     b.string(col.name);
     b.string(col.type);
     const nullable = col.type.startsWith('Nullable(');
     const base = nullable ? col.type.slice(9, -1) : col.type;
+    if (typeof given !== 'function' && LITTLE_ENDIAN && base !== 'String') return numberColumn(b, base, nullable, given, n);
+    const get = typeof given === 'function' ? given : (r: number) => (given.nulls?.[r] ? null : given.numbers[r]);
     if (nullable) {
       b.room(n);
       for (let r = 0; r < n; r++) {
-        const v = rows[r][c];
+        const v = get(r);
         b.buf[b.at++] = v === null || v === undefined ? 1 : 0;
       }
     }
@@ -116,7 +168,7 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
         let prevAt = 0;
         let prevLen = 0;
         for (let r = 0; r < n; r++) {
-          const v = rows[r][c];
+          const v = get(r);
           if (v === null || v === undefined) {
             b.room(1);
             b.buf[b.at++] = 0;
@@ -140,7 +192,7 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
       case 'Float64':
         b.room(8 * n);
         for (let r = 0; r < n; r++) {
-          const v = rows[r][c];
+          const v = get(r);
           b.buf.writeDoubleLE(v === null || v === undefined ? 0 : Number(v), b.at);
           b.at += 8;
         }
@@ -150,7 +202,7 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
         b.room(8 * n);
         const buf = b.buf;
         for (let r = 0; r < n; r++) {
-          const v = rows[r][c];
+          const v = get(r);
           const x = v === null || v === undefined ? 0 : integer(v);
           const p = b.at;
           if (x >= 0 && x < TWO_32) {
@@ -175,7 +227,7 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
       case 'UInt32':
         b.room(4 * n);
         for (let r = 0; r < n; r++) {
-          const v = rows[r][c];
+          const v = get(r);
           b.buf.writeUInt32LE((v === null || v === undefined ? 0 : integer(v)) >>> 0, b.at);
           b.at += 4;
         }
@@ -183,7 +235,7 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
       case 'UInt8':
         b.room(n);
         for (let r = 0; r < n; r++) {
-          const v = rows[r][c];
+          const v = get(r);
           b.buf[b.at++] = (v === null || v === undefined ? 0 : integer(v)) & 0xff;
         }
         break;
@@ -192,4 +244,51 @@ export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (re
     }
   });
   return b.buf.subarray(0, b.at);
+}
+
+/** A number column given whole, on a little-endian machine: its typed values' bytes. */
+function numberColumn(b: Bytes, base: string, nullable: boolean, col: NumberColumn, n: number): void {
+  const { numbers, nulls } = col;
+  if (nullable) {
+    b.room(n);
+    if (nulls) b.buf.set(nulls.subarray(0, n), b.at);
+    else b.buf.fill(0, b.at, b.at + n);
+    b.at += n;
+  }
+  const bytes = (a: Float64Array | Uint32Array | Uint8Array) => {
+    const view = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    b.room(view.length);
+    b.buf.set(view, b.at);
+    b.at += view.length;
+  };
+  switch (base) {
+    case 'Float64':
+      return bytes(numbers.subarray(0, n));
+    case 'Int64':
+    case 'UInt64': {
+      const words = new Uint32Array(2 * n);
+      for (let r = 0; r < n; r++) {
+        const x = integer(numbers[r]);
+        if (x >= 0 && x < TWO_32) words[2 * r] = x;
+        else {
+          const hi = Math.floor(x / TWO_32);
+          words[2 * r] = x - hi * TWO_32;
+          words[2 * r + 1] = hi >>> 0;
+        }
+      }
+      return bytes(words);
+    }
+    case 'UInt32': {
+      const words = new Uint32Array(n);
+      for (let r = 0; r < n; r++) words[r] = integer(numbers[r]) >>> 0;
+      return bytes(words);
+    }
+    case 'UInt8': {
+      const out = new Uint8Array(n);
+      for (let r = 0; r < n; r++) out[r] = integer(numbers[r]) & 0xff;
+      return bytes(out);
+    }
+    default:
+      throw new Error(`no Native encoding for ${base}`);
+  }
 }

@@ -9,8 +9,15 @@
 // join against the rollouts' versions.
 //
 // The rows go as Native blocks (native.ts: the engine reads them without parsing text). A rollout's calls are the
-// rows ingest inserted, as it inserted them (rows.ts observeCallInserts), when they are all of its calls in the working
-// copy (ch_captured counts them, in the working copy's transactions); otherwise they are read back from it.
+// rows ingest inserted, as it inserted them (rows.ts CallMirror), when they are all of its calls (ch_captured counts
+// them, in the working copy's transactions); otherwise they are read back from the working copy.
+//
+// A rollout whose capture file an ingest worker read whole (a cold pass) is not stored in the working copy at all: the
+// mirror takes the worker's packed calls (`take`) and writes them column by column, and ch_remote_calls (kept across
+// restarts) names the rollouts whose calls the working copy lacks. Before ingest reads such a rollout's calls or
+// appends to them (an append, a rollout line that came later) they are read again from its capture file up to where
+// ingest stopped (`localize`): the working copy's rows are what that file's lines were, so reading them again from it
+// gives the same rows. The working copy then never holds most of a cold ingest's calls, SQLite's largest cost.
 //
 // The files' read offsets are in ClickHouse too, so an ingest can be restarted on another machine: `hydrate` fills
 // an empty (or outdated) working copy with a run's rows from ClickHouse before its first pass, and that pass reads
@@ -19,8 +26,10 @@ import type Database from 'better-sqlite3';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { callIdSql, storedCallId } from '../call-id';
 import { CALL, CALL_COLUMNS, CALL_WIDTH } from '../call-row';
-import { observeCallInserts, ROW_SPARE } from '../ingest/rows';
+import { IngestRows, mirrorCalls, ROW_SPARE } from '../ingest/rows';
+import { readCallsBefore, type PackedCalls } from '../ingest/capture-file';
 import { nativeColumns, written, type TableName } from './schema';
+import type { BlockRows, NumberColumn } from './native';
 import type { NativeInserter } from './native-insert';
 
 /** Rollouts read and written per insert. */
@@ -40,12 +49,14 @@ export interface SyncedRun {
 }
 
 /**
- * The working copy's own tables (beside SQLite's): each run's last written version (hydrate.ts), and the runs it has
- * changed since it last wrote them all (ch_unflushed: kept across a restart, unlike the temp marks of what changed).
+ * The working copy's own tables (beside SQLite's): each run's last written version (hydrate.ts), the runs it has
+ * changed since it last wrote them all (ch_unflushed: kept across a restart, unlike the temp marks of what changed),
+ * and the rollouts whose calls it does not hold (ch_remote_calls: their capture files hold them; see `localize`).
  */
 export function ensureTables(db: Database.Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS main.ch_synced (run TEXT PRIMARY KEY, version INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS main.ch_unflushed (run_no INTEGER PRIMARY KEY)`);
+    CREATE TABLE IF NOT EXISTS main.ch_unflushed (run_no INTEGER PRIMARY KEY);
+    CREATE TABLE IF NOT EXISTS main.ch_remote_calls (pk INTEGER PRIMARY KEY)`);
 }
 
 /** A version above every version written before it by this process (microseconds since the epoch, then a counter). */
@@ -100,7 +111,7 @@ export class ClickhouseSync {
    * The call rows ingest inserted since the last flush, by rollout pk (rows.ts observeCallInserts). A rollout's are
    * written as they are when they are all of its calls; else its calls are read back from the working copy.
    */
-  private captured = new Map<number, unknown[][]>();
+  private captured = new Map<number, Held>();
   private heldCount = 0;
   /**
    * Rollouts (run id, NUL, key) this process wrote with no calls, first when new: the database holds no live call of
@@ -134,6 +145,8 @@ export class ClickhouseSync {
       -- working copy says the rows held are exactly its calls.
       CREATE TEMP TABLE IF NOT EXISTS ch_captured (pk INTEGER PRIMARY KEY, n INTEGER NOT NULL);
       CREATE TEMP TRIGGER IF NOT EXISTS ch_call_delete AFTER DELETE ON main.calls BEGIN DELETE FROM ch_captured WHERE pk = old.rollout_pk; END;
+      -- Taken calls made rows again or dropped: what the mirror holds of them is no longer all of the rollout's calls.
+      CREATE TEMP TRIGGER IF NOT EXISTS ch_remote_delete AFTER DELETE ON main.ch_remote_calls BEGIN DELETE FROM ch_captured WHERE pk = old.pk; END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_insert AFTER INSERT ON main.rollouts BEGIN
         INSERT OR IGNORE INTO main.ch_unflushed VALUES (new.run_no);
         INSERT OR IGNORE INTO ch_dirty_rollouts VALUES (new.pk, NOT EXISTS (SELECT 1 FROM ch_deleted_rollouts WHERE run_no = new.run_no AND key = new.key));
@@ -141,7 +154,8 @@ export class ClickhouseSync {
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_update AFTER UPDATE ON main.rollouts BEGIN
         INSERT OR IGNORE INTO main.ch_unflushed VALUES (new.run_no); INSERT OR IGNORE INTO ch_dirty_rollouts (pk) VALUES (new.pk); END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_rollout_delete AFTER DELETE ON main.rollouts BEGIN
-        INSERT OR IGNORE INTO main.ch_unflushed VALUES (old.run_no); DELETE FROM ch_dirty_rollouts WHERE pk = old.pk; INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (old.run_no, old.key); END;
+        INSERT OR IGNORE INTO main.ch_unflushed VALUES (old.run_no); DELETE FROM ch_dirty_rollouts WHERE pk = old.pk; INSERT OR IGNORE INTO ch_deleted_rollouts VALUES (old.run_no, old.key);
+        DELETE FROM main.ch_remote_calls WHERE pk = old.pk; END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_file_insert AFTER INSERT ON main.files BEGIN
         INSERT OR IGNORE INTO main.ch_unflushed VALUES (new.run_no); INSERT OR IGNORE INTO ch_dirty_files VALUES (new.id); DELETE FROM ch_deleted_files WHERE run_no = new.run_no AND id = new.id; END;
       CREATE TEMP TRIGGER IF NOT EXISTS ch_file_update AFTER UPDATE ON main.files BEGIN
@@ -150,14 +164,47 @@ export class ClickhouseSync {
         INSERT OR IGNORE INTO main.ch_unflushed VALUES (old.run_no); DELETE FROM ch_dirty_files WHERE id = old.id; INSERT OR IGNORE INTO ch_deleted_files VALUES (old.run_no, old.id); END;
     `);
     const count = db.prepare('INSERT INTO ch_captured (pk, n) VALUES (?, ?) ON CONFLICT (pk) DO UPDATE SET n = n + excluded.n');
-    observeCallInserts(db, (pk, rows) => {
-      count.run(pk, rows.length);
-      this.heldCount += rows.length;
-      const held = this.captured.get(pk);
-      if (held) for (const r of rows) held.push(r);
-      else this.captured.set(pk, rows);
+    const markRemote = db.prepare('INSERT OR IGNORE INTO main.ch_remote_calls VALUES (?)');
+    const unmarkRemote = db.prepare('DELETE FROM main.ch_remote_calls WHERE pk = ?');
+    const remoteFile = db.prepare('SELECT f.id, f.path, f.offset FROM main.ch_remote_calls m JOIN main.rollouts r ON r.pk = m.pk LEFT JOIN main.files f ON f.id = r.capture_file WHERE m.pk = ?');
+    const rows = new IngestRows(db);
+    this.localize = (pk) => {
+      const file = remoteFile.get(pk) as { id: number | null; path: string | null; offset: number | null } | undefined;
+      if (!file) return;
+      unmarkRemote.run(pk);
+      // Up to where ingest stopped: the lines after it are read by the pass that reads the file next.
+      const calls = file.path === null ? null : readCallsBefore(file.path, file.offset ?? 0);
+      if (calls?.length) rows.insertCalls(pk, file.id!, calls, true);
+    };
+    const held = (pk: number) => {
+      let h = this.captured.get(pk);
+      if (!h) this.captured.set(pk, (h = { rows: [], pieces: [], taken: 0 }));
+      return h;
+    };
+    mirrorCalls(db, {
+      inserted: (pk, inserted) => {
+        count.run(pk, inserted.length);
+        this.heldCount += inserted.length;
+        const h = held(pk);
+        for (const r of inserted) h.rows.push(r);
+      },
+      take: (pk, fileId, packed, from, n) => {
+        if (n === 0) return false;
+        markRemote.run(pk);
+        count.run(pk, n);
+        this.heldCount += n;
+        const h = held(pk);
+        h.pieces.push({ pk, fileId, packed, from, count: n });
+        h.taken += n;
+        return true;
+      },
+      localize: this.localize,
+      dropped: (pk) => void unmarkRemote.run(pk),
     });
   }
+
+  /** Makes a rollout's taken calls rows of the working copy again (before they are read back). */
+  private readonly localize: (pk: number) => void;
 
   /** The runs whose rows are mirrored (rows of other runs stay marked until their run is added). */
   setRuns(runs: SyncedRun[]): void {
@@ -219,9 +266,10 @@ export class ClickhouseSync {
       // insert, so fewer, larger inserts cost it less (native-insert.ts encodes them a block at a time).
       for (const [no, key] of deletedRollouts) this.callless.delete(`${run(no).id}\u0000${key}`);
       const gone = deletedRollouts.map(([no, key]) => ({ run: run(no).id, month: run(no).month, key }));
-      const dropped = await this.droppedCalls(gone, [], version);
-      for (const c of chunks) for (const row of await this.droppedCalls(c.written, c.calls, version)) dropped.push(row);
-      await this.insert('calls', CALL_INSERT, chunks.map((c) => c.calls), CALL_INSERT_AT);
+      const dropped = await this.droppedCalls(gone, [], [], version);
+      for (const c of chunks) for (const row of await this.droppedCalls(c.written, c.calls, c.pieces, version)) dropped.push(row);
+      await this.inserter.insert('calls', nativeColumns('calls', CALL_INSERT), chunks.map((c) => c.calls), CALL_INSERT_AT);
+      await this.inserter.insert('calls', nativeColumns('calls', CALL_INSERT), chunks.map((c) => takenRows(c.pieces, version)));
       await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]);
       await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools));
       const deletedRolloutRows = deletedRollouts.map(([no, key]) => deleted(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
@@ -255,9 +303,12 @@ export class ClickhouseSync {
    * KEY_AT) no longer has. Rollouts inserted since the last flush are not asked about: the database
    * holds no live call of theirs (a cold ingest's are all new).
    */
-  private async droppedCalls(owners: CallOwner[], calls: unknown[][], version: number): Promise<unknown[][]> {
+  private async droppedCalls(owners: CallOwner[], calls: unknown[][], pieces: OwnedPiece[], version: number): Promise<unknown[][]> {
     if (!owners.length) return [];
     const now = new Set(calls.map((c) => `${c[RUN_AT]}\u0000${c[KEY_AT]}\u0000${c[CALL.call_index]}`));
+    for (const p of pieces) {
+      for (let c = p.from; c < p.from + p.count; c++) now.add(`${p.run.id}\u0000${p.key}\u0000${p.packed.numbers[c * CALL_WIDTH + CALL.call_index]}`);
+    }
     const byRun = new Map<string, { month: number; keys: string[] }>();
     for (const o of owners) {
       if (!byRun.has(o.run)) byRun.set(o.run, { month: o.month, keys: [] });
@@ -303,25 +354,28 @@ export class ClickhouseSync {
     });
   }
 
-  /** The captured call rows that are all of their rollout's calls in the working copy; the rest are dropped. */
-  private capturedCalls(): Map<number, unknown[][]> {
+  /** The calls held that are all of their rollout's calls (in the working copy, or taken); the rest are dropped. */
+  private capturedCalls(): Map<number, Held> {
     const held = this.captured;
     this.captured = new Map();
     this.heldCount = 0;
-    // Each count with its rollout's calls in the working copy, in one statement (the primary key's prefix per rollout).
+    // Each count with its rollout's calls in the working copy and whether its calls were taken, in one statement.
     const counts = this.db
-      .prepare('SELECT pk, n, (SELECT count(*) FROM main.calls WHERE rollout_pk = c.pk) FROM ch_captured c')
+      .prepare('SELECT pk, n, (SELECT count(*) FROM main.calls WHERE rollout_pk = c.pk), EXISTS (SELECT 1 FROM main.ch_remote_calls m WHERE m.pk = c.pk) FROM ch_captured c')
       .raw()
-      .all() as [number, number, number][];
+      .all() as [number, number, number, number][];
     this.db.exec('DELETE FROM ch_captured');
-    const exact = new Map<number, unknown[][]>();
-    for (const [pk, n, stored] of counts) if (held.get(pk)?.length === n && stored === n) exact.set(pk, held.get(pk)!);
+    const exact = new Map<number, Held>();
+    for (const [pk, n, stored, remote] of counts) {
+      const h = held.get(pk);
+      if (h && h.rows.length + h.taken === n && stored + (remote ? h.taken : 0) === n) exact.set(pk, h);
+    }
     return exact;
   }
 
   private readRollouts(
-    pks: number[], fresh: ReadonlySet<number>, version: number, captured: ReadonlyMap<number, unknown[][]>,
-  ): { rollouts: unknown[][]; calls: unknown[][]; tools: unknown[][]; written: CallOwner[] } {
+    pks: number[], fresh: ReadonlySet<number>, version: number, captured: ReadonlyMap<number, Held>,
+  ): { rollouts: unknown[][]; calls: unknown[][]; pieces: OwnedPiece[]; tools: unknown[][]; written: CallOwner[] } {
     const list = JSON.stringify(pks);
     const rows = this.db
       .prepare(`SELECT r.run_no, ${ROLLOUT_COLS.map((c) => `r.${c}`).join(', ')}, f.path, f.kind FROM main.rollouts r LEFT JOIN main.files f ON f.id = r.line_file
@@ -345,14 +399,18 @@ export class ClickhouseSync {
       row[VERSION_AT] = version;
       calls.push(row);
     };
+    const pieces: OwnedPiece[] = [];
     for (const pk of keyOf.keys()) {
-      const rows = captured.get(pk);
-      if (!rows) {
+      const h = captured.get(pk);
+      if (!h) {
+        // Calls taken and not held now (a flush that failed, a resync) are read from the capture file again.
+        this.localize(pk);
         unheld.push(pk);
         continue;
       }
       const owner = keyOf.get(pk)!;
-      for (const row of rows) own(row, owner);
+      for (const row of h.rows) own(row, owner);
+      for (const piece of h.pieces) pieces.push({ ...piece, key: owner.key, run: owner.run });
     }
     if (unheld.length) {
       // Read back in the held rows' order (call-row.ts), the call id as ingest read it.
@@ -365,6 +423,7 @@ export class ClickhouseSync {
       return [key, run.id, run.month, ...values, version];
     });
     const withCalls = new Set(calls.map((c) => c[CALL.rollout_pk] as number));
+    for (const p of pieces) withCalls.add(p.pk);
     const written: CallOwner[] = [];
     for (const [pk, { key, run }] of keyOf) {
       const id = `${run.id}\u0000${key}`;
@@ -373,7 +432,7 @@ export class ClickhouseSync {
       if (none && !withCalls.has(pk)) this.callless.add(id);
       else this.callless.delete(id);
     }
-    return { rollouts, calls, tools, written };
+    return { rollouts, calls, pieces, tools, written };
   }
 
   /**
@@ -392,3 +451,77 @@ function deleted(cols: string[], keys: Record<string, unknown>, run: SyncedRun, 
 
 /** Call ids as the working copy stores them (16 bytes for a uuid4 hex), for rows read back from ClickHouse. */
 export const localCallId = storedCallId;
+
+/** A rollout's calls as an ingest worker packed them, taken instead of stored in the working copy (rows.ts CallMirror.take). */
+interface Piece {
+  pk: number;
+  fileId: number;
+  packed: PackedCalls;
+  from: number;
+  count: number;
+}
+
+/** What the mirror holds of a rollout's calls since the last flush: rows ingest inserted, and calls taken (`taken` in all). */
+interface Held {
+  rows: unknown[][];
+  pieces: Piece[];
+  taken: number;
+}
+
+type OwnedPiece = Piece & { key: string; run: SyncedRun };
+
+/**
+ * Taken calls as rows of the calls table in CALL_INSERT's order: number columns copied out of the packed values whole
+ * (native.ts writes their bytes), text columns as each row's string.
+ */
+function takenRows(pieces: OwnedPiece[], version: number): BlockRows {
+  let n = 0;
+  for (const p of pieces) n += p.count;
+  const pieceOf = new Int32Array(n);
+  for (let k = 0, r = 0; k < pieces.length; k++) pieceOf.fill(k, r, (r += pieces[k].count));
+  const perPiece = (value: (p: OwnedPiece) => number): NumberColumn => {
+    const numbers = new Float64Array(n);
+    for (let k = 0, r = 0; k < pieces.length; k++) numbers.fill(value(pieces[k]), r, (r += pieces[k].count));
+    return { numbers, nulls: null };
+  };
+  const column = (name: string): ((r: number) => unknown) | NumberColumn => {
+    switch (name) {
+      case 'key':
+        return (r) => pieces[pieceOf[r]].key;
+      case 'run':
+        return (r) => pieces[pieceOf[r]].run.id;
+      case 'run_month':
+        return perPiece((p) => p.run.month);
+      case 'version':
+        return { numbers: new Float64Array(n).fill(version), nulls: null };
+      case 'rollout_pk':
+        return perPiece((p) => p.pk);
+      case 'file_id':
+        return perPiece((p) => p.fileId);
+    }
+    const j = CALL[name as keyof typeof CALL];
+    const bit = 1 << j;
+    if (CALL_COLUMNS[j].type === 'text') {
+      const out: (string | null)[] = new Array(n);
+      let r = 0;
+      for (const { packed, from, count } of pieces) {
+        const { numbers, nulls, strings } = packed;
+        for (let c = from; c < from + count; c++) out[r++] = nulls[c] & bit ? null : strings[numbers[c * CALL_WIDTH + j]];
+      }
+      return (row) => out[row];
+    }
+    const numbers = new Float64Array(n);
+    const isNull = new Uint8Array(n);
+    let r = 0;
+    for (const { packed, from, count } of pieces) {
+      const values = packed.numbers;
+      const nulls = packed.nulls;
+      for (let c = from; c < from + count; c++, r++) {
+        if (nulls[c] & bit) isNull[r] = 1;
+        else numbers[r] = values[c * CALL_WIDTH + j];
+      }
+    }
+    return { numbers, nulls: isNull };
+  };
+  return { n, column: (c) => column(CALL_INSERT[c]) };
+}

@@ -95,24 +95,7 @@ export function readFileForIngest(file: string, stored: FileState): IngestRead {
     const reread = resumeFrom(stored, st) === 'reread';
     const from = reread || stored.offset === 0 ? NEW_FILE : stored;
     const fromStart = from.offset === 0;
-    let callIndex = from.next_call_index;
-    let unreadable = from.unreadable;
-    let bytes = 0;
-    let lines = 0;
-    const calls: unknown[] = [];
-    const read = readLinesSync(fd, from.offset, st.size, from.next_line, (line, offset) => {
-      bytes += line.length + 1;
-      lines++;
-      if (nativeScanInto(line, offset, callIndex, calls)) {
-        callIndex++;
-        return;
-      }
-      const outcome = scanExchangeLine(line, callIndex);
-      if (outcome.kind === 'blank') return;
-      if (outcome.kind === 'unreadable') unreadable++;
-      else calls.push(...callValues(0, 0, offset, line.length, outcome.call));
-      callIndex++;
-    });
+    const { calls, callIndex, unreadable, bytes, lines, read } = scanCalls(fd, from, st.size);
     const state: FileState = {
       dev: st.dev, ino: st.ino, size: st.size, mtime_ms: st.mtimeMs, offset: read.offset, next_line: read.nextLine,
       next_call_index: callIndex, unreadable, pending: Math.max(0, st.size - read.offset),
@@ -121,6 +104,47 @@ export function readFileForIngest(file: string, stored: FileState): IngestRead {
       kind: 'read', st: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, reread, fromStart, state, bytes, lines, calls,
       totals: fromStart ? callTotals(aggsOf(calls)) : null,
     };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The call rows of the terminated lines of `fd` from a stored state's place up to `end`, as readFileForIngest reads them. */
+function scanCalls(fd: number, from: FileState, end: number) {
+  let callIndex = from.next_call_index;
+  let unreadable = from.unreadable;
+  let bytes = 0;
+  let lines = 0;
+  const calls: unknown[] = [];
+  const read = readLinesSync(fd, from.offset, end, from.next_line, (line, offset) => {
+    bytes += line.length + 1;
+    lines++;
+    if (nativeScanInto(line, offset, callIndex, calls)) {
+      callIndex++;
+      return;
+    }
+    const outcome = scanExchangeLine(line, callIndex);
+    if (outcome.kind === 'blank') return;
+    if (outcome.kind === 'unreadable') unreadable++;
+    else calls.push(...callValues(0, 0, offset, line.length, outcome.call));
+    callIndex++;
+  });
+  return { calls, callIndex, unreadable, bytes, lines, read };
+}
+
+/**
+ * The call rows of a capture file's lines before `offset` (where ingest stopped reading it), read again from its start
+ * exactly as ingest read them; null when it cannot be opened (gone: the next pass drops it).
+ */
+export function readCallsBefore(file: string, offset: number): unknown[] | null {
+  let fd: number;
+  try {
+    fd = openSync(file, OPEN_NEW);
+  } catch {
+    return null;
+  }
+  try {
+    return fstatSync(fd).isFile() ? scanCalls(fd, NEW_FILE, offset).calls : null;
   } finally {
     closeSync(fd);
   }

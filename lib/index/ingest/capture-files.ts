@@ -15,7 +15,7 @@ import { rolloutOrderKey } from '../rollout-order';
 import { NEW_FILE, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
 import { DEFAULT_MIN_FILES, FILES_PER_JOB, OrderedJobs, type IngestOptions, type IngestPool } from './parallel';
 import { BATCH_MS, changed, poolFor, touch, type Pass, type RolloutState } from './pass';
-import type { FileRow, IngestRows } from './rows';
+import { callMirror, type FileRow, type IngestRows } from './rows';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../../capture/store';
 import { isStoreRolloutId } from '../../capture/ids';
 
@@ -152,7 +152,7 @@ export class CaptureFiles {
     const jobs = new OrderedJobs(pool, batches, (batch) => ({
       kind: 'capture',
       files: batch.map((id) => ({ file: fileOf(id), state: files.get(fileOf(id)) ?? NEW_FILE })),
-    }));
+    }), callMirror(this.db) !== undefined);
     for await (const group of jobs.groups(BATCH_MS)) {
       this.db.transaction(() => {
         for (const { job, result } of group) {
@@ -204,10 +204,16 @@ export class CaptureFiles {
       const r = this.rollout(pass, row.rollout_id!);
       touch(pass, r.pk);
       this.notAppend(pass, r.pk);
-      this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
+      this.dropCalls(r.pk, row.id);
       this.setCaptureState(r, null, 0, 0);
       this.stmt.deleteFile.run(row.id);
     }
+  }
+
+  /** Drops a rollout's calls from its capture file (read again from the start, or gone). */
+  private dropCalls(pk: number, fileId: number): void {
+    this.stmt.deleteCallsOfCaptureFile.run(pk, fileId);
+    callMirror(this.db)?.dropped(pk);
   }
 
   /** Reads what is new in one capture file; runs inside the caller's transaction. */
@@ -235,14 +241,16 @@ export class CaptureFiles {
       return;
     }
     if (read.kind === 'unopenable') return;
-    if (read.reread) this.stmt.deleteCallsOfCaptureFile.run(r.pk, row.id);
+    if (read.reread) this.dropCalls(r.pk, row.id);
+    // An append extends the calls in the working copy: all of them must be there (the mirror may hold them instead).
+    else if (!read.fromStart) callMirror(this.db)?.localize(r.pk);
     if (read.fromStart) this.notAppend(pass, r.pk);
     const appendedFrom = read.fromStart ? 0 : row.next_call_index;
     const stats = pass.stats;
     stats.filesRead++;
     stats.bytesRead += read.bytes;
     stats.linesRead += read.lines;
-    if (packed) this.rows.insertPackedCalls(r.pk, row.id, packed.packed, packed.from, packed.count);
+    if (packed) this.rows.insertPackedCalls(r.pk, row.id, packed.packed, packed.from, packed.count, read.fromStart);
     else this.rows.insertCalls(r.pk, row.id, read.calls);
     const st = read.state;
     if (!fresh) this.rows.updateFile(row.id, st);

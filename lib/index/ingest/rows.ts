@@ -10,21 +10,36 @@ const FILE_ID = CALL.file_id;
 const ID = CALL.model_call_id;
 
 /**
- * Told of every batch of call rows ingest inserts on a connection (a rollout's calls from one file read): each row's
- * values in the row's order (call-row.ts), the call id as read, then ROW_SPARE slots the observer may fill. The
- * ClickHouse mirror writes these rows as they are instead of reading them back (lib/index/clickhouse/sync.ts), its
- * own columns in the spare slots (no second array per call).
+ * What the ClickHouse mirror (lib/index/clickhouse/sync.ts) asks of ingest on a working copy's connection. It is told of
+ * every batch of call rows ingest inserts (`inserted`: each row's values in the row's order, call-row.ts, the call id as
+ * read, then ROW_SPARE slots it may fill: it writes these rows as they are instead of reading them back). It may take a
+ * rollout's calls as a worker packed them, read whole from its capture file, instead of the working copy storing them
+ * (`take`: the bulk of a cold ingest never becomes SQLite rows); such a rollout's calls are read again from its capture
+ * file (`localize`) before the working copy reads or extends them, and forgotten (`dropped`) when ingest drops them.
  */
-export type CallObserver = (pk: number, rows: unknown[][]) => void;
+export interface CallMirror {
+  inserted(pk: number, rows: unknown[][]): void;
+  /** A rollout's calls, all of them (its capture file read from the start): true when taken (then not stored here). */
+  take(pk: number, fileId: number, packed: PackedCalls, from: number, count: number): boolean;
+  /** Makes a rollout's calls, if taken, rows of the working copy again (before they are read or appended to). */
+  localize(pk: number): void;
+  /** The working copy drops a rollout's calls from its capture file (read again from the start, or gone). */
+  dropped(pk: number): void;
+}
 
 /** Slots after a call's values in each observed row. */
 export const ROW_SPARE = 4;
 
-const observers = new WeakMap<Database.Database, CallObserver>();
+const mirrors = new WeakMap<Database.Database, CallMirror>();
 
-/** Observes the call rows inserted on `db` from now on (one observer per connection). */
-export function observeCallInserts(db: Database.Database, observer: CallObserver): void {
-  observers.set(db, observer);
+/** Mirrors the call rows ingest writes on `db` from now on (one mirror per connection). */
+export function mirrorCalls(db: Database.Database, mirror: CallMirror): void {
+  mirrors.set(db, mirror);
+}
+
+/** The mirror of `db`'s calls, if any. */
+export function callMirror(db: Database.Database): CallMirror | undefined {
+  return mirrors.get(db);
 }
 
 /** A row of the files table. */
@@ -69,10 +84,10 @@ export class IngestRows {
     this.stmt.updateFile.run(st.dev, st.ino, st.size, st.mtime_ms, st.offset, st.next_line, st.next_call_index, st.unreadable, st.pending, id);
   }
 
-  /** Inserts flat call rows (capture-file.ts, rollouts-file.ts), with their rollout and file. */
-  insertCalls(pk: number, fileId: number, calls: unknown[]): void {
-    const observer = observers.get(this.db);
-    const seen: unknown[][] | null = observer ? [] : null;
+  /** Inserts flat call rows (capture-file.ts, rollouts-file.ts), with their rollout and file (`quiet`: not told to the mirror). */
+  insertCalls(pk: number, fileId: number, calls: unknown[], quiet = false): void {
+    const mirror = quiet ? undefined : mirrors.get(this.db);
+    const seen: unknown[][] | null = mirror ? [] : null;
     const values = this.callRow;
     for (let i = 0; i < calls.length; i += CALL_WIDTH) {
       for (let j = 0; j < CALL_WIDTH; j++) values[j] = calls[i + j];
@@ -81,12 +96,14 @@ export class IngestRows {
       seen?.push(values.slice());
       this.insertCallRow(values);
     }
-    if (seen?.length) observer!(pk, seen);
+    if (seen?.length) mirror!.inserted(pk, seen);
   }
 
-  insertPackedCalls(pk: number, fileId: number, calls: PackedCalls, from: number, count: number): void {
-    const observer = observers.get(this.db);
-    const seen: unknown[][] | null = observer ? [] : null;
+  /** Inserts packed call rows (a worker's), or hands them to the mirror when they are all of the rollout's (`whole`) and it takes them. */
+  insertPackedCalls(pk: number, fileId: number, calls: PackedCalls, from: number, count: number, whole: boolean): void {
+    const mirror = mirrors.get(this.db);
+    if (whole && mirror?.take(pk, fileId, calls, from, count)) return;
+    const seen: unknown[][] | null = mirror ? [] : null;
     const values = this.callRow;
     for (let c = from; c < from + count; c++) {
       unpackCall(calls, c, values);
@@ -95,7 +112,7 @@ export class IngestRows {
       seen?.push(values.slice());
       this.insertCallRow(values);
     }
-    if (seen?.length) observer!(pk, seen);
+    if (seen?.length) mirror!.inserted(pk, seen);
   }
 
   /**

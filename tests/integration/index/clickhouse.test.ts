@@ -17,6 +17,13 @@ import { expectSameAnswers } from '../../support/index-parity';
 const fx = useDemo('callscope-clickhouse-');
 const chdb = () => parseClickhouseUrl(`chdb:${path.join(fx.tmp, 'chdb')}`);
 let opened: { close(): unknown }[] = [];
+/**
+ * Ingest as a large cold pass does (a pool of workers for as few as one new capture file): the mirror takes the
+ * workers' packed calls instead of the working copy storing them, and what comes later (appends, a file rewritten or
+ * deleted, a restart) makes them rows again from the capture files. `small`: every file read in this thread.
+ */
+const TAKEN = { ingest: true, minFiles: 1 } as const;
+const SMALL = { ingest: true } as const;
 
 async function dropDatabase(): Promise<void> {
   const client = await openClient(chdb());
@@ -24,11 +31,11 @@ async function dropDatabase(): Promise<void> {
   await client.close();
 }
 
-async function both(paths: string[], name: string) {
+async function both(paths: string[], name: string, options: { ingest: true; minFiles?: number } = TAKEN) {
   const specs = paths.map((p) => ({ path: p }));
   const sqlite = await CallscopeIndex.open(specs, path.join(fx.tmp, `${name}-sqlite`));
   await sqlite.refresh();
-  const ch = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, `${name}-work`), { ingest: true });
+  const ch = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, `${name}-work`), options);
   await ch.refresh();
   opened.push(sqlite, ch);
   return { sqlite, ch, specs };
@@ -70,6 +77,17 @@ afterAll(async () => {
 describe('the ClickHouse index answers as the SQLite index', () => {
   it('over the demo data: every reader answer', async () => {
     const { sqlite, ch } = await both([fx.demo], 'demo');
+    // The capture files' calls were taken from the workers, not stored in the working copy.
+    const count = (sql: string) => ch.local!.db.prepare(sql).pluck().get() as number;
+    const calls = (await ch.listRuns()).reduce((n, r) => n + r.totals.calls, 0);
+    expect(count('SELECT count(*) FROM ch_remote_calls')).toBeGreaterThan(100);
+    expect(count('SELECT count(*) FROM calls')).toBeLessThan(calls / 2);
+    expect(await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 6 })).toBeGreaterThan(500);
+    await closeAll();
+  }, 300_000);
+
+  it('over the demo data read file by file in this thread (runs too small for the workers): every reader answer', async () => {
+    const { sqlite, ch } = await both([fx.demo], 'demo-small', SMALL);
     expect(await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 6 })).toBeGreaterThan(500);
     await closeAll();
   }, 300_000);
@@ -128,7 +146,7 @@ describe('the ClickHouse index follows its files', () => {
   it('an ingest restarted with an empty working copy resumes from the offsets in the database', async () => {
     const root = demoCopy('restart');
     const specs = [{ path: root }];
-    const first = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'restart-work-1'), { ingest: true });
+    const first = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'restart-work-1'), TAKEN);
     await first.refresh();
     const read = (await first.listRuns()).reduce((n, r) => n + r.progress.bytes_read, 0);
     expect(read).toBeGreaterThan(100_000);
@@ -137,7 +155,7 @@ describe('the ClickHouse index follows its files', () => {
     // Another machine: a new index dir. Nothing it finds is read again; what is appended is.
     const { file, first: line } = someCaptureFile(root);
     appendCall(file, line, 3);
-    const second = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'restart-work-2'), { ingest: true });
+    const second = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'restart-work-2'), TAKEN);
     opened.push(second);
     await second.refresh();
     const reread = (await second.listRuns()).reduce((n, r) => n + r.progress.bytes_read, 0);
@@ -153,7 +171,7 @@ describe('the ClickHouse index follows its files', () => {
     const root = demoCopy('unflushed');
     const specs = [{ path: root }];
     const work = path.join(fx.tmp, 'unflushed-work');
-    const first = await ClickhouseIndex.open(chdb(), specs, work, { ingest: true });
+    const first = await ClickhouseIndex.open(chdb(), specs, work, TAKEN);
     await first.refresh();
     const before = (await first.listRuns()).find((r) => r.id === 'math-with-judge')!.totals.calls;
     // The database refuses the next writes (a server going away): the working copy holds two calls it could not write.
@@ -167,7 +185,7 @@ describe('the ClickHouse index follows its files', () => {
     await client.command({ query: 'RENAME TABLE callscope.calls_away TO callscope.calls' });
     await client.close();
 
-    const second = await ClickhouseIndex.open(chdb(), specs, work, { ingest: true });
+    const second = await ClickhouseIndex.open(chdb(), specs, work, TAKEN);
     opened.push(second);
     await second.refresh();
     expect((await second.listRuns()).find((r) => r.id === 'math-with-judge')!.totals.calls).toBe(before + 2);
@@ -193,7 +211,7 @@ describe('the ClickHouse index follows its files', () => {
     await client.command({ query: 'CREATE TABLE callscope.meta (key String, value String, version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY key' });
     await client.insert({ table: 'callscope.meta', values: [{ key: 'schema', value: 'sqlite-1.0', version: 1 }], format: 'JSONEachRow' });
     await client.close();
-    const refused = ClickhouseIndex.open(chdb(), [{ path: root }], path.join(fx.tmp, 'refused'), { ingest: true });
+    const refused = ClickhouseIndex.open(chdb(), [{ path: root }], path.join(fx.tmp, 'refused'), TAKEN);
     await expect(refused).rejects.toThrow(`holds a callscope index of schema sqlite-1.0; this callscope writes ${CLICKHOUSE_SCHEMA}: point --clickhouse at a new database`);
     await dropDatabase();
   }, 300_000);
