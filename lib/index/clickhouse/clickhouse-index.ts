@@ -163,7 +163,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   }
 
   private syncedRuns(): SyncedRun[] {
-    return this.runs.filter((r) => this.local?.runSource(r.id)).map((r) => ({ no: this.local!.runSource(r.id)!.no, id: r.id, month: r.month }));
+    return this.runs.filter((r) => this.local?.runSource(r.id)).map((r) => ({ no: this.local!.runSource(r.id)!.no, id: r.id, month: r.month, captureDir: r.captureDir }));
   }
 
   /** Writes the working copy's runs (each keeps the month it was first written in: its rows' partition). */
@@ -202,7 +202,9 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     if (!this.sync || this.closed) return Promise.resolve();
     this.lastFlushAt = performance.now();
     // Done once the poll has seen what was written: a run shows `ready` only with the totals of its rows.
-    const run = this.sync.flush().then(
+    // A run whose pass is under way writes its rollouts once they have their calls (sync.ts MARKS).
+    const underway = new Set(this.syncedRuns().filter((r) => this.local!.passRunning(r.id)).map((r) => r.no));
+    const run = this.sync.flush(underway).then(
       async () => {
         this.flushError = null;
         recordSynced(this.local!.db, this.syncedRuns(), this.sync!.lastVersions());

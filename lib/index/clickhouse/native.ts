@@ -46,6 +46,12 @@ class Bytes {
     this.buf = bigger;
   }
 
+  bytes(a: Uint8Array): void {
+    this.room(a.length);
+    this.buf.set(a, this.at);
+    this.at += a.length;
+  }
+
   varint(n: number): void {
     this.room(10);
     while (n >= 0x80) {
@@ -111,12 +117,22 @@ export interface NumberColumn {
 }
 
 /**
- * A block's rows: how many, and each column (in the block's column order) as a getter of row r's value, or for a number
- * column its values whole.
+ * A column already in Native's form (encodeColumn's, possibly several concatenated): its null bytes, for a Nullable
+ * column, and its values' bytes.
+ */
+export interface EncodedColumn {
+  encoded: true;
+  nulls: Uint8Array | null;
+  values: Uint8Array;
+}
+
+/**
+ * A block's rows: how many, and each column (in the block's column order) as a getter of row r's value, for a number
+ * column its values whole, or its bytes already encoded.
  */
 export interface BlockRows {
   n: number;
-  column(c: number): ((r: number) => unknown) | NumberColumn;
+  column(c: number): ((r: number) => unknown) | NumberColumn | EncodedColumn;
 }
 
 /** Typed arrays' bytes are Native's little-endian values only on a little-endian machine (elsewhere: value by value). */
@@ -151,116 +167,135 @@ export function nativeBlockOf(columns: readonly NativeColumn[], rows: BlockRows)
     b.string(col.type);
     const nullable = col.type.startsWith('Nullable(');
     const base = nullable ? col.type.slice(9, -1) : col.type;
+    if (typeof given !== 'function' && 'encoded' in given) {
+      if (nullable) b.bytes(given.nulls ?? new Uint8Array(n));
+      return b.bytes(given.values);
+    }
     if (typeof given !== 'function' && LITTLE_ENDIAN && base !== 'String') return numberColumn(b, base, nullable, given, n);
     const get = typeof given === 'function' ? given : (r: number) => (given.nulls?.[r] ? null : given.numbers[r]);
-    if (nullable) {
+    if (nullable) b.bytes(nullBytes(get, n));
+    writeValues(b, base, get, n, null);
+  });
+  return b.buf.subarray(0, b.at);
+}
+
+/**
+ * One column of n rows in Native's form, to be written into blocks later (nativeBlockOf, as an EncodedColumn) or cut
+ * by row: for a String column `offsets` says where each row's bytes start (n + 1 of them).
+ */
+export function encodeColumn(type: NativeType, get: (r: number) => unknown, n: number): EncodedColumn & { offsets: Uint32Array | null } {
+  const nullable = type.startsWith('Nullable(');
+  const base = nullable ? type.slice(9, -1) : type;
+  const b = new Bytes(9 * n);
+  const offsets = base === 'String' ? new Uint32Array(n + 1) : null;
+  writeValues(b, base, get, n, offsets);
+  return { encoded: true, nulls: nullable ? nullBytes(get, n) : null, values: b.buf.subarray(0, b.at), offsets };
+}
+
+/** A Nullable column's null bytes (1: null). */
+function nullBytes(get: (r: number) => unknown, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let r = 0; r < n; r++) {
+    const v = get(r);
+    if (v === null || v === undefined) out[r] = 1;
+  }
+  return out;
+}
+
+/** The values of a column of type `base` (a null as the type's default); a String column's row offsets into `offsets`. */
+function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: number, offsets: Uint32Array | null): void {
+  const start = b.at;
+  switch (base) {
+    case 'String': {
+      // A value equal to the row above's is a copy of its bytes (a run's id, a rollout's key over its calls, a
+      // model's name): no second UTF-8 encoding.
+      let prev: unknown;
+      let prevAt = 0;
+      let prevLen = 0;
+      for (let r = 0; r < n; r++) {
+        if (offsets) offsets[r] = b.at - start;
+        const v = get(r);
+        if (v === null || v === undefined) {
+          b.room(1);
+          b.buf[b.at++] = 0;
+          continue;
+        }
+        if (v === prev) {
+          b.room(prevLen);
+          const buf = b.buf;
+          if (prevLen <= 64) for (let k = 0; k < prevLen; k++) buf[b.at + k] = buf[prevAt + k];
+          else buf.copy(buf, b.at, prevAt, prevAt + prevLen);
+          b.at += prevLen;
+          continue;
+        }
+        prev = v;
+        prevAt = b.at;
+        b.string(text(v));
+        prevLen = b.at - prevAt;
+      }
+      if (offsets) offsets[n] = b.at - start;
+      break;
+    }
+    case 'Float64':
+      b.room(8 * n);
+      for (let r = 0; r < n; r++) {
+        const v = get(r);
+        b.buf.writeDoubleLE(v === null || v === undefined ? 0 : Number(v), b.at);
+        b.at += 8;
+      }
+      break;
+    case 'Int64':
+    case 'UInt64': {
+      b.room(8 * n);
+      const buf = b.buf;
+      for (let r = 0; r < n; r++) {
+        const v = get(r);
+        const x = v === null || v === undefined ? 0 : integer(v);
+        const p = b.at;
+        if (x >= 0 && x < TWO_32) {
+          // Most values (counts, offsets, lengths): four bytes and four zeros, without the generic path's division.
+          buf[p] = x & 0xff;
+          buf[p + 1] = (x >>> 8) & 0xff;
+          buf[p + 2] = (x >>> 16) & 0xff;
+          buf[p + 3] = x >>> 24;
+          buf[p + 4] = 0;
+          buf[p + 5] = 0;
+          buf[p + 6] = 0;
+          buf[p + 7] = 0;
+        } else {
+          const hi = Math.floor(x / TWO_32);
+          buf.writeUInt32LE(x - hi * TWO_32, p);
+          buf.writeInt32LE(hi | 0, p + 4);
+        }
+        b.at = p + 8;
+      }
+      break;
+    }
+    case 'UInt32':
+      b.room(4 * n);
+      for (let r = 0; r < n; r++) {
+        const v = get(r);
+        b.buf.writeUInt32LE((v === null || v === undefined ? 0 : integer(v)) >>> 0, b.at);
+        b.at += 4;
+      }
+      break;
+    case 'UInt8':
       b.room(n);
       for (let r = 0; r < n; r++) {
         const v = get(r);
-        b.buf[b.at++] = v === null || v === undefined ? 1 : 0;
+        b.buf[b.at++] = (v === null || v === undefined ? 0 : integer(v)) & 0xff;
       }
-    }
-    switch (base) {
-      case 'String': {
-        // A value equal to the row above's is a copy of its bytes (a run's id, a rollout's key over its calls, a
-        // model's name): no second UTF-8 encoding.
-        let prev: unknown;
-        let prevAt = 0;
-        let prevLen = 0;
-        for (let r = 0; r < n; r++) {
-          const v = get(r);
-          if (v === null || v === undefined) {
-            b.room(1);
-            b.buf[b.at++] = 0;
-            continue;
-          }
-          if (v === prev) {
-            b.room(prevLen);
-            const buf = b.buf;
-            if (prevLen <= 64) for (let k = 0; k < prevLen; k++) buf[b.at + k] = buf[prevAt + k];
-            else buf.copy(buf, b.at, prevAt, prevAt + prevLen);
-            b.at += prevLen;
-            continue;
-          }
-          prev = v;
-          prevAt = b.at;
-          b.string(text(v));
-          prevLen = b.at - prevAt;
-        }
-        break;
-      }
-      case 'Float64':
-        b.room(8 * n);
-        for (let r = 0; r < n; r++) {
-          const v = get(r);
-          b.buf.writeDoubleLE(v === null || v === undefined ? 0 : Number(v), b.at);
-          b.at += 8;
-        }
-        break;
-      case 'Int64':
-      case 'UInt64': {
-        b.room(8 * n);
-        const buf = b.buf;
-        for (let r = 0; r < n; r++) {
-          const v = get(r);
-          const x = v === null || v === undefined ? 0 : integer(v);
-          const p = b.at;
-          if (x >= 0 && x < TWO_32) {
-            // Most values (counts, offsets, lengths): four bytes and four zeros, without the generic path's division.
-            buf[p] = x & 0xff;
-            buf[p + 1] = (x >>> 8) & 0xff;
-            buf[p + 2] = (x >>> 16) & 0xff;
-            buf[p + 3] = x >>> 24;
-            buf[p + 4] = 0;
-            buf[p + 5] = 0;
-            buf[p + 6] = 0;
-            buf[p + 7] = 0;
-          } else {
-            const hi = Math.floor(x / TWO_32);
-            buf.writeUInt32LE(x - hi * TWO_32, p);
-            buf.writeInt32LE(hi | 0, p + 4);
-          }
-          b.at = p + 8;
-        }
-        break;
-      }
-      case 'UInt32':
-        b.room(4 * n);
-        for (let r = 0; r < n; r++) {
-          const v = get(r);
-          b.buf.writeUInt32LE((v === null || v === undefined ? 0 : integer(v)) >>> 0, b.at);
-          b.at += 4;
-        }
-        break;
-      case 'UInt8':
-        b.room(n);
-        for (let r = 0; r < n; r++) {
-          const v = get(r);
-          b.buf[b.at++] = (v === null || v === undefined ? 0 : integer(v)) & 0xff;
-        }
-        break;
-      default:
-        throw new Error(`no Native encoding for ${col.type}`);
-    }
-  });
-  return b.buf.subarray(0, b.at);
+      break;
+    default:
+      throw new Error(`no Native encoding for ${base}`);
+  }
 }
 
 /** A number column given whole, on a little-endian machine: its typed values' bytes. */
 function numberColumn(b: Bytes, base: string, nullable: boolean, col: NumberColumn, n: number): void {
   const { numbers, nulls } = col;
-  if (nullable) {
-    b.room(n);
-    if (nulls) b.buf.set(nulls.subarray(0, n), b.at);
-    else b.buf.fill(0, b.at, b.at + n);
-    b.at += n;
-  }
-  const bytes = (a: Float64Array | Uint32Array | Uint8Array) => {
-    const view = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    b.room(view.length);
-    b.buf.set(view, b.at);
-    b.at += view.length;
-  };
+  if (nullable) b.bytes(nulls ? nulls.subarray(0, n) : new Uint8Array(n));
+  const bytes = (a: Float64Array | Uint32Array | Uint8Array) => b.bytes(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   switch (base) {
     case 'Float64':
       return bytes(numbers.subarray(0, n));

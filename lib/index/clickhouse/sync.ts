@@ -27,9 +27,10 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { callIdSql, storedCallId } from '../call-id';
 import { CALL, CALL_COLUMNS, CALL_WIDTH } from '../call-row';
 import { IngestRows, mirrorCalls, ROW_SPARE } from '../ingest/rows';
-import { readCallsBefore, type PackedCalls } from '../ingest/capture-file';
+import { readCallsBefore } from '../ingest/capture-file';
+import { callIndexOf, concatRanges, ENCODED_CALL_COLUMNS, type EncodedCalls } from './call-columns';
 import { nativeColumns, written, type TableName } from './schema';
-import type { BlockRows, NumberColumn } from './native';
+import type { BlockRows, EncodedColumn, NumberColumn } from './native';
 import type { NativeInserter } from './native-insert';
 
 /** Rollouts read and written per insert. */
@@ -46,6 +47,8 @@ export interface SyncedRun {
   no: number;
   id: string;
   month: number;
+  /** Its capture dir, if any. */
+  captureDir: string | null;
 }
 
 /**
@@ -92,14 +95,19 @@ const CALL_INSERT_AT = [KEY_AT, RUN_AT, MONTH_AT, ...CALL_COLS.map((name) => {
 }), VERSION_AT];
 
 /**
- * The marks of what changed in the mirrored runs (the parameter: their run numbers, as JSON), each table with its
- * condition: a flush reads them and clears them by the same one.
+ * The marks of what changed in the mirrored runs (@runs: their run numbers, as JSON), each table with its condition: a
+ * flush reads them and clears them by the same one. Runs whose pass is under way (@deferred) keep two kinds of marks
+ * for a later flush: rollouts without a capture file yet (a cold pass reads the rollouts file first: its rollouts would
+ * be written once from their lines and again with their calls moments later), and then also their rollouts files'
+ * rows (an offset in the database says that every rollout read up to it is there).
  */
 const MARKS = {
-  dirtyRollouts: 'ch_dirty_rollouts WHERE EXISTS (SELECT 1 FROM main.rollouts r WHERE r.pk = ch_dirty_rollouts.pk AND r.run_no IN (SELECT value FROM json_each(?)))',
-  dirtyFiles: 'ch_dirty_files WHERE EXISTS (SELECT 1 FROM main.files f WHERE f.id = ch_dirty_files.id AND f.run_no IN (SELECT value FROM json_each(?)))',
-  deletedRollouts: 'ch_deleted_rollouts WHERE run_no IN (SELECT value FROM json_each(?))',
-  deletedFiles: 'ch_deleted_files WHERE run_no IN (SELECT value FROM json_each(?))',
+  dirtyRollouts: `ch_dirty_rollouts WHERE EXISTS (SELECT 1 FROM main.rollouts r WHERE r.pk = ch_dirty_rollouts.pk AND r.run_no IN (SELECT value FROM json_each(@runs))
+    AND NOT (r.capture_file IS NULL AND r.marker = 0 AND r.run_no IN (SELECT value FROM json_each(@deferred))))`,
+  dirtyFiles: `ch_dirty_files WHERE EXISTS (SELECT 1 FROM main.files f WHERE f.id = ch_dirty_files.id AND f.run_no IN (SELECT value FROM json_each(@runs))
+    AND NOT (f.kind <> 'capture' AND f.run_no IN (SELECT value FROM json_each(@deferred))))`,
+  deletedRollouts: 'ch_deleted_rollouts WHERE run_no IN (SELECT value FROM json_each(@runs))',
+  deletedFiles: 'ch_deleted_files WHERE run_no IN (SELECT value FROM json_each(@runs))',
 };
 
 export class ClickhouseSync {
@@ -188,13 +196,13 @@ export class ClickhouseSync {
         const h = held(pk);
         for (const r of inserted) h.rows.push(r);
       },
-      take: (pk, fileId, packed, from, n) => {
+      take: (pk, fileId, calls, from, n) => {
         if (n === 0) return false;
         markRemote.run(pk);
         count.run(pk, n);
         this.heldCount += n;
         const h = held(pk);
-        h.pieces.push({ pk, fileId, packed, from, count: n });
+        h.pieces.push({ pk, fileId, calls, from, count: n });
         h.taken += n;
         return true;
       },
@@ -227,20 +235,23 @@ export class ClickhouseSync {
     return this.db.prepare('SELECT EXISTS (SELECT 1 FROM ch_dirty_rollouts) OR EXISTS (SELECT 1 FROM ch_deleted_rollouts) OR EXISTS (SELECT 1 FROM ch_dirty_files) OR EXISTS (SELECT 1 FROM ch_deleted_files)').pluck().get() === 1;
   }
 
-  /** Writes what changed since the last flush; flushes run one at a time, and one asked for during another runs after it. */
-  flush(): Promise<void> {
-    const next = this.flushing.then(() => this.flushNow());
+  /**
+   * Writes what changed since the last flush; flushes run one at a time, and one asked for during another runs after it.
+   * `underway`: the runs whose pass is running (a run with a capture dir defers some rows: see MARKS).
+   */
+  flush(underway: ReadonlySet<number> = new Set()): Promise<void> {
+    const next = this.flushing.then(() => this.flushNow(underway));
     this.flushing = next.catch(() => undefined);
     return next;
   }
 
-  private async flushNow(): Promise<void> {
+  private async flushNow(underway: ReadonlySet<number>): Promise<void> {
     // Rows of a transaction still open may yet be rolled back: they are written by the flush after it ends.
     if (this.db.inTransaction) return;
     const known = [...this.runs.keys()];
     if (!known.length) return;
-    const runs = JSON.stringify(known);
-    const take = (marks: string, cols: string) => this.db.prepare(`SELECT ${cols} FROM ${marks}`).raw().all(runs) as unknown[][];
+    const params = { runs: JSON.stringify(known), deferred: JSON.stringify(known.filter((no) => underway.has(no) && this.runs.get(no)!.captureDir)) };
+    const take = (marks: string, cols: string) => this.db.prepare(`SELECT ${cols} FROM ${marks}`).raw().all(params) as unknown[][];
     // Taken and cleared in one synchronous step: whatever ingest writes while the inserts below are awaited is
     // marked again and written by the next flush.
     const dirty = take(MARKS.dirtyRollouts, 'pk, fresh') as [number, number][];
@@ -256,7 +267,7 @@ export class ClickhouseSync {
       const captured = this.capturedCalls();
       const chunks: ReturnType<ClickhouseSync['readRollouts']>[] = [];
       for (let i = 0; i < rolloutPks.length; i += CHUNK) chunks.push(this.readRollouts(rolloutPks.slice(i, i + CHUNK), fresh, version, captured));
-      for (const marks of Object.values(MARKS)) this.db.prepare(`DELETE FROM ${marks}`).run(runs);
+      for (const marks of Object.values(MARKS)) this.db.prepare(`DELETE FROM ${marks}`).run(params);
       return { files, chunks };
     });
     const { files, chunks } = snapshot();
@@ -306,9 +317,7 @@ export class ClickhouseSync {
   private async droppedCalls(owners: CallOwner[], calls: unknown[][], pieces: OwnedPiece[], version: number): Promise<unknown[][]> {
     if (!owners.length) return [];
     const now = new Set(calls.map((c) => `${c[RUN_AT]}\u0000${c[KEY_AT]}\u0000${c[CALL.call_index]}`));
-    for (const p of pieces) {
-      for (let c = p.from; c < p.from + p.count; c++) now.add(`${p.run.id}\u0000${p.key}\u0000${p.packed.numbers[c * CALL_WIDTH + CALL.call_index]}`);
-    }
+    for (const p of pieces) for (let c = p.from; c < p.from + p.count; c++) now.add(`${p.run.id}\u0000${p.key}\u0000${callIndexOf(p.calls, c)}`);
     const byRun = new Map<string, { month: number; keys: string[] }>();
     for (const o of owners) {
       if (!byRun.has(o.run)) byRun.set(o.run, { month: o.month, keys: [] });
@@ -452,11 +461,11 @@ function deleted(cols: string[], keys: Record<string, unknown>, run: SyncedRun, 
 /** Call ids as the working copy stores them (16 bytes for a uuid4 hex), for rows read back from ClickHouse. */
 export const localCallId = storedCallId;
 
-/** A rollout's calls as an ingest worker packed them, taken instead of stored in the working copy (rows.ts CallMirror.take). */
+/** A rollout's calls as an ingest worker encoded them, taken instead of stored in the working copy (rows.ts CallMirror.take). */
 interface Piece {
   pk: number;
   fileId: number;
-  packed: PackedCalls;
+  calls: EncodedCalls;
   from: number;
   count: number;
 }
@@ -470,13 +479,24 @@ interface Held {
 
 type OwnedPiece = Piece & { key: string; run: SyncedRun };
 
+/** Where each of CALL_INSERT's columns is among the encoded ones (-1: written here). */
+const ENCODED_AT = CALL_INSERT.map((name) => ENCODED_CALL_COLUMNS.findIndex((c) => c.name === name));
+{
+  // The workers encode the columns as the table declares them.
+  const declared = nativeColumns('calls', ENCODED_CALL_COLUMNS.map((c) => c.name));
+  for (const [k, c] of ENCODED_CALL_COLUMNS.entries()) {
+    if (declared[k].type !== c.type) throw new Error(`lib/index/clickhouse/call-columns.ts: calls.${c.name} is ${declared[k].type} in the table, encoded as ${c.type}`);
+  }
+}
+
 /**
- * Taken calls as rows of the calls table in CALL_INSERT's order: number columns copied out of the packed values whole
- * (native.ts writes their bytes), text columns as each row's string.
+ * Taken calls as rows of the calls table in CALL_INSERT's order: the columns the workers encoded as their bytes, copied
+ * by range; the rollout's key, run, pk, file and the version written here.
  */
 function takenRows(pieces: OwnedPiece[], version: number): BlockRows {
   let n = 0;
   for (const p of pieces) n += p.count;
+  const encoded = n ? concatRanges(pieces) : [];
   const pieceOf = new Int32Array(n);
   for (let k = 0, r = 0; k < pieces.length; k++) pieceOf.fill(k, r, (r += pieces[k].count));
   const perPiece = (value: (p: OwnedPiece) => number): NumberColumn => {
@@ -484,8 +504,9 @@ function takenRows(pieces: OwnedPiece[], version: number): BlockRows {
     for (let k = 0, r = 0; k < pieces.length; k++) numbers.fill(value(pieces[k]), r, (r += pieces[k].count));
     return { numbers, nulls: null };
   };
-  const column = (name: string): ((r: number) => unknown) | NumberColumn => {
-    switch (name) {
+  const column = (c: number): ((r: number) => unknown) | NumberColumn | EncodedColumn => {
+    if (ENCODED_AT[c] >= 0) return encoded[ENCODED_AT[c]];
+    switch (CALL_INSERT[c]) {
       case 'key':
         return (r) => pieces[pieceOf[r]].key;
       case 'run':
@@ -498,30 +519,9 @@ function takenRows(pieces: OwnedPiece[], version: number): BlockRows {
         return perPiece((p) => p.pk);
       case 'file_id':
         return perPiece((p) => p.fileId);
+      default:
+        throw new Error(`lib/index/clickhouse/sync.ts: no value for the calls column ${CALL_INSERT[c]}`);
     }
-    const j = CALL[name as keyof typeof CALL];
-    const bit = 1 << j;
-    if (CALL_COLUMNS[j].type === 'text') {
-      const out: (string | null)[] = new Array(n);
-      let r = 0;
-      for (const { packed, from, count } of pieces) {
-        const { numbers, nulls, strings } = packed;
-        for (let c = from; c < from + count; c++) out[r++] = nulls[c] & bit ? null : strings[numbers[c * CALL_WIDTH + j]];
-      }
-      return (row) => out[row];
-    }
-    const numbers = new Float64Array(n);
-    const isNull = new Uint8Array(n);
-    let r = 0;
-    for (const { packed, from, count } of pieces) {
-      const values = packed.numbers;
-      const nulls = packed.nulls;
-      for (let c = from; c < from + count; c++, r++) {
-        if (nulls[c] & bit) isNull[r] = 1;
-        else numbers[r] = values[c * CALL_WIDTH + j];
-      }
-    }
-    return { numbers, nulls: isNull };
   };
-  return { n, column: (c) => column(CALL_INSERT[c]) };
+  return { n, column };
 }

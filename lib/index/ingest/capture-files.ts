@@ -12,7 +12,8 @@ import type Database from 'better-sqlite3';
 import type { RolloutAggregator } from '../aggregates/rollouts';
 import type { FoldCache } from '../aggregates/live';
 import { rolloutOrderKey } from '../rollout-order';
-import { NEW_FILE, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
+import { NEW_FILE, readCallsBefore, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
+import type { EncodedCalls } from '../clickhouse/call-columns';
 import { DEFAULT_MIN_FILES, FILES_PER_JOB, OrderedJobs, type IngestOptions, type IngestPool } from './parallel';
 import { BATCH_MS, changed, poolFor, touch, type Pass, type RolloutState } from './pass';
 import { callMirror, type FileRow, type IngestRows } from './rows';
@@ -149,10 +150,13 @@ export class CaptureFiles {
   ): Promise<void> {
     const batches: string[][] = [];
     for (let i = 0; i < ids.length; i += FILES_PER_JOB) batches.push(ids.slice(i, i + FILES_PER_JOB));
+    // With a mirror that takes them (ClickHouse), the calls come encoded as it writes them, never as values.
+    const encode = callMirror(this.db) !== undefined;
     const jobs = new OrderedJobs(pool, batches, (batch) => ({
       kind: 'capture',
       files: batch.map((id) => ({ file: fileOf(id), state: files.get(fileOf(id)) ?? NEW_FILE })),
-    }), callMirror(this.db) !== undefined);
+      encode,
+    }));
     for await (const group of jobs.groups(BATCH_MS)) {
       this.db.transaction(() => {
         for (const { job, result } of group) {
@@ -165,7 +169,8 @@ export class CaptureFiles {
             // up only once the live path has stored any capture file since the pass loaded `files`).
             const current = this.liveCaptureWrites === liveWrites ? files.get(file) : this.rows.fileByPath(file);
             if (result?.kind !== 'capture' || !sameState(current, files.get(file))) return this.ingestCaptureFile(pass, file, id, markers.has(id), current);
-            this.applyIngestRead(pass, file, id, markers.has(id), current, result.reads[k], result.calls ? { packed: result.calls, from: from - count, count } : undefined);
+            const calls = result.encoded ?? result.calls;
+            this.applyIngestRead(pass, file, id, markers.has(id), current, result.reads[k], calls ? { calls, from: from - count, count } : undefined);
           });
         }
       })();
@@ -222,10 +227,13 @@ export class CaptureFiles {
     this.applyIngestRead(pass, file, rolloutId, marker, row, readFileForIngest(file, row ?? NEW_FILE));
   }
 
-  /** Stores what `readFileForIngest` found in a capture file (read here, or by an ingest worker: `packed` calls). */
+  /**
+   * Stores what `readFileForIngest` found in a capture file (read here, or by an ingest worker: its calls packed, or
+   * encoded for the mirror, which takes them).
+   */
   private applyIngestRead(
     pass: Pass, file: string, rolloutId: string, marker: boolean, known: FileRow | undefined, read: IngestRead,
-    packed?: { packed: PackedCalls; from: number; count: number },
+    worker?: { calls: PackedCalls | EncodedCalls; from: number; count: number },
   ): void {
     if (read.kind === 'absent') return;
     // Every caller has looked the file up: a file new to the index and read is stored with its state at once.
@@ -250,8 +258,12 @@ export class CaptureFiles {
     stats.filesRead++;
     stats.bytesRead += read.bytes;
     stats.linesRead += read.lines;
-    if (packed) this.rows.insertPackedCalls(r.pk, row.id, packed.packed, packed.from, packed.count, read.fromStart);
-    else this.rows.insertCalls(r.pk, row.id, read.calls);
+    if (!worker) this.rows.insertCalls(r.pk, row.id, read.calls);
+    else if (!('columns' in worker.calls)) this.rows.insertPackedCalls(r.pk, row.id, worker.calls, worker.from, worker.count);
+    else if (worker.count > 0 && !(read.fromStart && callMirror(this.db)?.take(r.pk, row.id, worker.calls, worker.from, worker.count))) {
+      // Not taken (only the whole of a rollout's calls is): read here as rows (what this read read, and any before it).
+      this.rows.insertCalls(r.pk, row.id, readCallsBefore(file, read.state.offset) ?? []);
+    }
     const st = read.state;
     if (!fresh) this.rows.updateFile(row.id, st);
     Object.assign(row, st);

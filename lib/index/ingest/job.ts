@@ -4,28 +4,32 @@
 import { CALL_WIDTH } from '../call-row';
 import { packCalls, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
 import { readRolloutsSlice, type RolloutsSlice } from './rollouts-file';
+import { encodeCalls, type EncodedCalls } from '../clickhouse/call-columns';
 
 export type WorkerJob =
-  | { kind: 'capture'; files: { file: string; state: FileState }[] }
+  /** `encode`: the calls as the ClickHouse mirror takes them (clickhouse/call-columns.ts), instead of their values. */
+  | { kind: 'capture'; files: { file: string; state: FileState }[]; encode?: boolean }
   | { kind: 'rollouts'; file: string; from: number; to: number; size: number; atLineStart: boolean; countCalls: boolean };
 /**
  * Capture reads from a worker come with the job's calls packed, in order (each read's `calls` emptied); from a job
  * run in-thread, unpacked (`calls` null, each read's own).
  */
-export type JobResult = { kind: 'capture'; reads: IngestRead[]; calls: PackedCalls | null; counts: number[] } | { kind: 'rollouts'; slice: RolloutsSlice };
+export type JobResult =
+  | { kind: 'capture'; reads: IngestRead[]; calls: PackedCalls | null; encoded?: EncodedCalls; counts: number[] }
+  | { kind: 'rollouts'; slice: RolloutsSlice };
 
 export function runJob(job: WorkerJob, pack: boolean): JobResult {
   if (job.kind === 'capture') {
     const reads = job.files.map((f) => readFileForIngest(f.file, f.state));
     const counts = reads.map((r) => (r.kind === 'read' ? r.calls.length / CALL_WIDTH : 0));
-    if (!pack) return { kind: 'capture', reads, calls: null, counts };
+    if (!pack && !job.encode) return { kind: 'capture', reads, calls: null, counts };
     const all: unknown[] = [];
     for (const r of reads) {
       if (r.kind !== 'read') continue;
       for (const v of r.calls) all.push(v);
       r.calls = [];
     }
-    return { kind: 'capture', reads, calls: packCalls(all), counts };
+    return job.encode ? { kind: 'capture', reads, calls: null, encoded: encodeCalls(all), counts } : { kind: 'capture', reads, calls: packCalls(all), counts };
   }
   return { kind: 'rollouts', slice: readRolloutsSlice(job.file, job.from, job.to, job.size, job.atLineStart, job.countCalls) };
 }

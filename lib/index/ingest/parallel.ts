@@ -183,8 +183,6 @@ export class OrderedJobs<J> {
     private readonly pool: IngestPool,
     private readonly jobs: J[],
     private readonly message: (job: J) => WorkerJob,
-    /** Jobs run in this thread pack their calls too, as a worker's (for a consumer that takes packed calls: rows.ts CallMirror). */
-    private readonly packInThread = false,
   ) {
     pool.onReady(() => this.fill());
     this.fill();
@@ -206,7 +204,7 @@ export class OrderedJobs<J> {
       const job = this.jobs[this.next++];
       let result: JobResult | null = null;
       try {
-        result = runJob(this.message(job), this.packInThread);
+        result = runJob(this.message(job), false);
       } catch {
         // the caller redoes a job without a result
       }

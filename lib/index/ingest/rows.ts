@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { storedCallId } from '../call-id';
 import { CALL, CALL_INSERT_SQL, CALL_WIDTH } from '../call-row';
 import { unpackCall, type FileState, type PackedCalls } from './capture-file';
+import type { EncodedCalls } from '../clickhouse/call-columns';
 
 const PK = CALL.rollout_pk;
 const FILE_ID = CALL.file_id;
@@ -13,14 +14,17 @@ const ID = CALL.model_call_id;
  * What the ClickHouse mirror (lib/index/clickhouse/sync.ts) asks of ingest on a working copy's connection. It is told of
  * every batch of call rows ingest inserts (`inserted`: each row's values in the row's order, call-row.ts, the call id as
  * read, then ROW_SPARE slots it may fill: it writes these rows as they are instead of reading them back). It may take a
- * rollout's calls as a worker packed them, read whole from its capture file, instead of the working copy storing them
+ * rollout's calls as a worker encoded them, read whole from its capture file, instead of the working copy storing them
  * (`take`: the bulk of a cold ingest never becomes SQLite rows); such a rollout's calls are read again from its capture
  * file (`localize`) before the working copy reads or extends them, and forgotten (`dropped`) when ingest drops them.
  */
 export interface CallMirror {
   inserted(pk: number, rows: unknown[][]): void;
-  /** A rollout's calls, all of them (its capture file read from the start): true when taken (then not stored here). */
-  take(pk: number, fileId: number, packed: PackedCalls, from: number, count: number): boolean;
+  /**
+   * A rollout's calls, all of them (its capture file read from the start), as a worker encoded them: true when taken (then
+   * not stored here).
+   */
+  take(pk: number, fileId: number, calls: EncodedCalls, from: number, count: number): boolean;
   /** Makes a rollout's calls, if taken, rows of the working copy again (before they are read or appended to). */
   localize(pk: number): void;
   /** The working copy drops a rollout's calls from its capture file (read again from the start, or gone). */
@@ -99,10 +103,8 @@ export class IngestRows {
     if (seen?.length) mirror!.inserted(pk, seen);
   }
 
-  /** Inserts packed call rows (a worker's), or hands them to the mirror when they are all of the rollout's (`whole`) and it takes them. */
-  insertPackedCalls(pk: number, fileId: number, calls: PackedCalls, from: number, count: number, whole: boolean): void {
+  insertPackedCalls(pk: number, fileId: number, calls: PackedCalls, from: number, count: number): void {
     const mirror = mirrors.get(this.db);
-    if (whole && mirror?.take(pk, fileId, calls, from, count)) return;
     const seen: unknown[][] | null = mirror ? [] : null;
     const values = this.callRow;
     for (let c = from; c < from + count; c++) {

@@ -3,6 +3,7 @@
 // capture-files.ts, rollouts-files.ts).
 import { parentPort } from 'node:worker_threads';
 import { runJob, type JobResult, type WorkerJob } from './job';
+import { transferables } from '../clickhouse/call-columns';
 
 const port = parentPort!;
 port.on('message', (msg: { id: number; job: WorkerJob }) => {
@@ -14,7 +15,8 @@ port.on('message', (msg: { id: number; job: WorkerJob }) => {
     return;
   }
   // The packed calls' buffers are moved, not copied (the bulk of a capture job's message).
-  const transfer = result.kind === 'capture' && result.calls ? [result.calls.numbers.buffer, result.calls.nulls.buffer] : [];
+  const transfer =
+    result.kind !== 'capture' ? [] : result.encoded ? transferables(result.encoded) : result.calls ? [result.calls.numbers.buffer, result.calls.nulls.buffer] : [];
   port.postMessage({ id: msg.id, result }, transfer as ArrayBuffer[]);
 });
 port.postMessage({ ready: true });
