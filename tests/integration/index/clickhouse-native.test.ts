@@ -8,7 +8,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { openClient, parseClickhouseUrl } from '../../../lib/index/clickhouse/connection';
-import { nativeBlock, nativeTypeOf, type NativeColumn } from '../../../lib/index/clickhouse/native';
+import { nativeBlock, nativeBlockOf, nativeTypeOf, type NativeColumn } from '../../../lib/index/clickhouse/native';
+import { concatRanges, ENCODED_CALL_COLUMNS, encodeCalls, type CallRange } from '../../../lib/index/clickhouse/call-columns';
+import { CALL, CALL_WIDTH } from '../../../lib/index/call-row';
 import { NativeInserter } from '../../../lib/index/clickhouse/native-insert';
 import { nativeColumns } from '../../../lib/index/clickhouse/schema';
 
@@ -109,6 +111,45 @@ describe('Native blocks', () => {
       { numRuns: 20 },
     );
     expect(() => nativeBlock(COLUMNS, [[1]], [0])).toThrow(/11 columns given 1 indices/);
+  });
+
+  it('writes calls encoded by the workers (call-columns.ts) cut into ranges and joined, beside number columns given whole, as their values', async () => {
+    const value = (type: string) =>
+      type === 'Int64' ? fc.integer({ min: 0, max: 2 ** 31 }) : type === 'Nullable(Int64)' ? fc.option(fc.integer({ min: -SAFE, max: SAFE })) : type === 'Nullable(Float64)' ? fc.option(fc.double({ noNaN: true, noDefaultInfinity: true })) : fc.option(text);
+    const call = fc.tuple(...ENCODED_CALL_COLUMNS.map((c) => value(c.type)));
+    // Jobs of calls (each encoded on its own, as a worker does), then ranges of them in order (a flush's rollouts).
+    const jobs = fc.array(fc.array(call, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 4 });
+    await fc.assert(
+      fc.asyncProperty(jobs, fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 6 }), async (calls, picks) => {
+        const encoded = calls.map((job) => {
+          const flat: unknown[] = [];
+          for (const c of job) {
+            const row: unknown[] = new Array(CALL_WIDTH).fill(0);
+            ENCODED_CALL_COLUMNS.forEach((col, k) => (row[CALL[col.name]] = c[k]));
+            flat.push(...row);
+          }
+          return encodeCalls(flat);
+        });
+        const ranges: CallRange[] = picks.map(([j, a, b]) => {
+          const job = j % calls.length;
+          const [from, to] = [a % (calls[job].length + 1), b % (calls[job].length + 1)].sort((x, y) => x - y);
+          return { calls: encoded[job], from, count: to - from };
+        });
+        const want = ranges.flatMap((r, k) => calls[encoded.indexOf(r.calls)].slice(r.from, r.from + r.count).map((c) => [k, ...c]));
+        const joined = concatRanges(ranges);
+        const n = want.length;
+        await client.command({ query: `DROP TABLE IF EXISTS ${target.database}.c` });
+        await client.command({ query: `CREATE TABLE ${target.database}.c (n UInt32, piece Int64, ${ENCODED_CALL_COLUMNS.map((c) => `${c.name} ${c.type}`).join(', ')}) ENGINE = MergeTree ORDER BY n` });
+        const columns: NativeColumn[] = [{ name: 'n', type: 'UInt32' }, { name: 'piece', type: 'Int64' }, ...ENCODED_CALL_COLUMNS];
+        const pieceOf = new Float64Array(ranges.flatMap((r, k) => Array<number>(r.count).fill(k)));
+        const rows = { n, column: (c: number) => (c === 0 ? (r: number) => r : c === 1 ? { numbers: pieceOf, nulls: null } : joined[c - 2]) };
+        expect(nativeBlockOf(columns, rows).length).toBeGreaterThan(0);
+        await inserter.insert('c', columns, [rows]);
+        const rs = await client.query({ query: `SELECT piece, ${ENCODED_CALL_COLUMNS.map((c) => c.name).join(', ')} FROM ${target.database}.c ORDER BY n`, format: 'JSONCompactEachRow' });
+        expect((await rs.json<unknown[]>()).map(zero)).toEqual(want.map(zero));
+      }),
+      { numRuns: 25 },
+    );
   });
 
   it("knows every column the index's tables write", () => {
