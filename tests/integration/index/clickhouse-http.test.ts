@@ -53,7 +53,7 @@ describe('the ClickHouse index over HTTP', () => {
     expect(target.kind).toBe('http');
     const sqlite = await CallscopeIndex.open(specs, path.join(fx.tmp, 'sqlite'));
     await sqlite.refresh();
-    const ch = await ClickhouseIndex.open(target, specs, path.join(fx.tmp, 'work'), { ingest: true });
+    const ch = await ClickhouseIndex.open(target, specs, path.join(fx.tmp, 'work'), { ingest: true, minFiles: 1 }); // a pool for any new capture file: calls encoded by the workers
     // A serve replica: reads the same database, ingests nothing.
     const reader = await ClickhouseIndex.open(target, specs, path.join(fx.tmp, 'reader'), { ingest: false });
     try {

@@ -25,7 +25,7 @@ describe('the ClickHouse index answers as the SQLite index', () => {
         const specs = [{ path: root }];
         const sqlite = await CallscopeIndex.open(specs, path.join(tmp, `${data.tier}-sqlite`));
         await sqlite.refresh();
-        const ch = await ClickhouseIndex.open(chdb, specs, path.join(tmp, `${data.tier}-work`), { ingest: true });
+        const ch = await ClickhouseIndex.open(chdb, specs, path.join(tmp, `${data.tier}-work`), { ingest: true, minFiles: 1 });
         try {
           await ch.refresh();
           const runs = await ch.listRuns();
