@@ -46,7 +46,12 @@ export async function runIngest(argv: string[], io: CliIO): Promise<number> {
   try {
     await reportProgress(instance, io);
     const failed = (await instance.index.listRuns()).filter((r) => r.progress.state === 'error');
-    if (values.once) return failed.length ? 1 : 0;
+    if (values.once) {
+      // The runs' task groups for the dashboards' Tasks pages (a following ingest stores them once a run is quiet).
+      const { ClickhouseIndex } = await import('../index/clickhouse/clickhouse-index');
+      if (instance.index instanceof ClickhouseIndex) await instance.index.storeTaskGroups();
+      return failed.length ? 1 : 0;
+    }
     io.stderr.write('callscope: following the PATHs (Ctrl-C stops)\n');
     await new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());

@@ -185,6 +185,18 @@ export class Reads {
     return taskGroups(lines, failures.map(([agent, task_index]) => ({ agent, task_index })));
   }
 
+  /** A run's task groups as stored when built at `version` (taskGroups' answer at that version), or null. */
+  async storedTaskGroups(run: string, version: number): Promise<AgentTasks[] | null> {
+    const rs = await this.client.query({
+      query: `SELECT groups FROM ${this.db}.task_groups WHERE run = {run:String} AND version = {v:UInt64} LIMIT 1`,
+      query_params: { run, v: version },
+      // The JSON text as it was stored, unescaped (it holds no tab or newline of its own).
+      format: 'TabSeparatedRaw',
+    });
+    const text = (await rs.text()).trimEnd();
+    return text ? (JSON.parse(text) as AgentTasks[]) : null;
+  }
+
   /** One task's rollouts (by key) with the tool calls their captured responses asked for. */
   async taskRollouts(run: string, keys: string[]): Promise<(RolloutRow & { tool_calls_requested: number | null })[]> {
     if (!keys.length) return [];

@@ -140,6 +140,10 @@ export function ddl(db: string): string[] {
     // How far the ingest of each run has got (its state, files, bytes and lines read): what /api/runs shows as progress.
     `CREATE TABLE IF NOT EXISTS ${db}.progress (run String, state LowCardinality(String), files_read Int64, bytes_read Int64, lines_read Int64, error Nullable(String), version UInt64)
 ENGINE = ReplacingMergeTree(version) ORDER BY run`,
+    // Each run's task groups (aggregates/tasks.ts's Tasks page, built from its rollouts) as JSON, at the version of the run
+    // they were built at: built once by whichever process first needs them (an ingest after a pass, a serve for a
+    // request), read by every other (clickhouse-index.ts taskGroups). A new version of the run makes them stale.
+    `CREATE TABLE IF NOT EXISTS ${db}.task_groups (run String, version UInt64, groups String CODEC(ZSTD(3))) ENGINE = ReplacingMergeTree(version) ORDER BY run`,
     `CREATE TABLE IF NOT EXISTS ${db}.files (
   ${columnsSql('files')}
 ) ${ENGINE} PARTITION BY run_month ORDER BY (run, id)`,

@@ -21,6 +21,8 @@ export interface QueryPlan {
   keys: string[];
   /** A run whose task groups nobody has built (the cold Tasks page), the first run's being built (or not) by the reader itself. */
   coldRun: string;
+  /** A run whose task groups an ingest built and stored in the database, which this reader has not read yet. */
+  storedRun?: string;
 }
 
 const LIST_ORDERS: { sort: SortKey; order: 'asc' | 'desc' }[] = [
@@ -75,6 +77,7 @@ export async function measureQueries(index: IndexReader, plan: QueryPlan) {
   // Task page: a run's first (its task groups built by this request), the first run's first once the reader has
   // built its groups (in the background after start or a change, as both indexes do), then other orders and depths.
   const taskQuery = (q: Partial<TaskPageQuery>): TaskPageQuery => ({ sort: 'task', order: 'asc', limit: LIMIT, ...q });
+  const taskStored = plan.storedRun ? await time(() => index.tasks(plan.storedRun!, taskQuery({}))) : null;
   const taskCold = await time(() => index.tasks(plan.coldRun, taskQuery({})));
   await index.taskGroups(a);
   const taskBuilt = await time(() => index.tasks(a, taskQuery({ sort: 'reward_mean', order: 'desc' })));
@@ -104,6 +107,8 @@ export async function measureQueries(index: IndexReader, plan: QueryPlan) {
   return {
     list,
     list_all: summary(all),
+    task_page_stored_ms: taskStored && round(taskStored.ms),
+    task_page_stored_run: plan.storedRun ?? null,
     task_page_cold_ms: round(taskCold.ms),
     task_page_cold_run: plan.coldRun,
     task_page_first_built_ms: round(taskBuilt.ms),

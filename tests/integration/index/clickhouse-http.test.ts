@@ -77,7 +77,7 @@ describe('the ClickHouse index over HTTP', () => {
     // Calls, rollouts and files went as binary Native bodies to `INSERT … FORMAT Native`, not through a file of the
     // engine's machine (the embedded engine's way).
     const natives = seen.filter((r) => /^INSERT INTO callscope\.(\w+) \(.+\) FORMAT Native$/.test(r.query));
-    expect(new Set(natives.map((r) => /callscope\.(\w+)/.exec(r.query)![1]))).toEqual(new Set(['calls', 'rollouts', 'files', 'tool_calls']));
+    expect(new Set(natives.map((r) => /callscope\.(\w+)/.exec(r.query)![1]))).toEqual(new Set(['calls', 'rollouts', 'files', 'tool_calls', 'task_groups']));
     expect(natives.every((r) => r.dataBytes > 0)).toBe(true);
     expect(seen.some((r) => r.query.includes('file('))).toBe(false);
     // Query parameters went as parameters, never spliced into the SQL.

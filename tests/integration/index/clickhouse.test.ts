@@ -143,6 +143,33 @@ describe('the ClickHouse index follows its files', () => {
     await closeAll();
   }, 300_000);
 
+  it("a run's task groups are built once and stored: another reader's Tasks answers come from them until the run changes", async () => {
+    const root = demoCopy('groups');
+    const { sqlite, ch, specs } = await both([root], 'groups');
+    const run = 'math-with-judge';
+    await ch.storeTaskGroups();
+    const reader = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'groups-reader'), { ingest: false, pollMs: 50 });
+    opened.push(reader);
+    // The reader never builds a run's groups from its rollouts here: every Tasks answer is the stored groups'.
+    const reads = (reader as unknown as { reads: { taskGroups(run: string): Promise<unknown> } }).reads;
+    const build = reads.taskGroups.bind(reads);
+    reads.taskGroups = () => Promise.reject(new Error('built again'));
+    expect((await reader.taskGroups(run))!.length).toBeGreaterThan(0);
+    await expectSameAnswers(sqlite, reader, { rolloutsPerRun: 2, only: [run, 'hermes-agent'], progress: false });
+
+    // A call appended: the run's version moves, the stored groups are stale, and the reader builds them again.
+    const { file, first } = someCaptureFile(root);
+    appendCall(file, first, 7);
+    await sqlite.refresh();
+    await ch.refresh();
+    const calls = (await sqlite.listRuns()).find((r) => r.id === run)!.totals.calls;
+    await expect.poll(async () => (await reader.listRuns()).find((r) => r.id === run)!.totals.calls).toBe(calls);
+    await expect(reader.taskGroups(run)).rejects.toThrow('built again');
+    reads.taskGroups = build;
+    await expectSameAnswers(sqlite, reader, { rolloutsPerRun: 2, only: [run], progress: false });
+    await closeAll();
+  }, 300_000);
+
   it('an ingest restarted with an empty working copy resumes from the offsets in the database', async () => {
     const root = demoCopy('restart');
     const specs = [{ path: root }];
