@@ -1,8 +1,9 @@
 // An ingest's working copy against the database, at start. The working copy records, per run, the version of the last
 // rows it wrote (ch_synced, a table of its own beside SQLite's). A run the database holds newer rows of (another
 // machine ingested it since), or that the working copy lacks (a new machine, a new index dir), is filled from the
-// database: its files with their read offsets, its rollouts, calls and tool calls, as they were written, so that the
-// next pass reads only what was appended. A run the working copy holds but the database does not (the database was
+// database: its files with their read offsets, its rollouts and tool calls, as they were written, and the calls of
+// rollouts without a capture file (a capture file's calls are read again from it when ingest needs them: sync.ts), so
+// that the next pass reads only what was appended. A run the working copy holds but the database does not (the database was
 // emptied) is written again whole. A run whose rows the working copy changed and did not write (ch_unflushed: the
 // process stopped, or the database refused a flush, before they were written) is filled from the database too: its
 // files are then read again from the offsets the database holds, so nothing read but unwritten is lost.
@@ -56,9 +57,12 @@ export async function hydrateRun(client: ClickHouseClient, database: string, db:
     { table: 'files', cols: FILE_COLS, query: `SELECT ${FILE_COLS.join(', ')} FROM ${database}.files FINAL WHERE run = {run:String} AND deleted = 0 ORDER BY id` },
     { table: 'rollouts', cols: ROLLOUT_COLS, query: `SELECT ${ROLLOUT_COLS.join(', ')} FROM ${database}.rollouts FINAL WHERE run = {run:String} AND deleted = 0 ORDER BY pk` },
     {
+      // Only the calls of rollouts without a capture file (a run without a capture dir: the lines' attached calls): the
+      // others are their capture files' lines, read again from them when ingest needs them (ch_remote_calls, sync.ts).
       table: 'calls',
       cols: CALL_COLS,
-      query: `SELECT ${CALL_COLS.join(', ')} FROM ${database}.calls WHERE run = {run:String} AND ${current} AND deleted = 0 ORDER BY rollout_pk, call_index`,
+      query: `SELECT ${CALL_COLS.join(', ')} FROM ${database}.calls WHERE run = {run:String} AND (key, version) IN (
+        SELECT key, version FROM ${database}.rollouts FINAL WHERE run = {run:String} AND deleted = 0 AND capture_file IS NULL) AND deleted = 0 ORDER BY rollout_pk, call_index`,
       map: (row) => row.map((v, i) => (CALL_COLS[i] === 'model_call_id' ? storedCallId(v) : v)),
     },
     { table: 'tool_calls', cols: TOOL_COLS, query: `SELECT ${TOOL_COLS.join(', ')} FROM ${database}.tool_calls WHERE run = {run:String} AND ${current} ORDER BY rollout_pk, seq` },
@@ -85,6 +89,7 @@ export async function hydrateRun(client: ClickHouseClient, database: string, db:
         }
       }
     }
+    db.prepare('INSERT OR IGNORE INTO ch_remote_calls SELECT pk FROM rollouts WHERE run_no = ? AND capture_file IS NOT NULL AND num_calls > 0').run(runNo);
     db.prepare('INSERT INTO ch_synced (run, version) VALUES (?, ?) ON CONFLICT (run) DO UPDATE SET version = excluded.version').run(run, version);
     db.prepare('DELETE FROM ch_unflushed WHERE run_no = ?').run(runNo);
     db.exec('COMMIT');
