@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { vmStatus } from '../memory';
+import { threadCpu } from '../threads';
 import { round } from '../stats';
 import { now } from '../time';
 import { generate, GENERATED_ROOT, runId, type GeneratedSet } from './generate';
@@ -125,9 +126,11 @@ async function childCorpusClickhouse(p: ChildParams) {
   mkdirSync(p.dir, { recursive: true });
   const target = { kind: 'chdb' as const, dir: path.join(p.dir, 'chdb'), database: DB };
   const t0 = now();
+  const cpu = threadCpu();
   const index = await ClickhouseIndex.open(target, [{ path: p.corpus! }], path.join(p.dir, 'index'), { ingest: true });
   await index.refresh();
   const ingest_s = (now() - t0) / 1000;
+  const ingest_cpu = cpu();
   const runs = await index.listRuns();
   const calls = runs.reduce((n, r) => n + r.totals.calls, 0);
   const client = await openClient(target);
@@ -141,7 +144,7 @@ async function childCorpusClickhouse(p: ChildParams) {
   await client.close();
   if (!p.keep) rmSync(p.dir, { recursive: true, force: true });
   return {
-    ingest_s: round(ingest_s, 2), calls, calls_per_s: round(calls / ingest_s), rollouts: runs.reduce((n, r) => n + r.totals.rollouts, 0),
+    ingest_s: round(ingest_s, 2), ingest_cpu, calls, calls_per_s: round(calls / ingest_s), rollouts: runs.reduce((n, r) => n + r.totals.rollouts, 0),
     disk: { ...disk, bytes, per_call: round(bytes / calls, 1), working_copy_bytes: working }, ...result, memory: vmStatus('self'),
   };
 }
@@ -153,9 +156,11 @@ async function childCorpusSqlite(p: ChildParams) {
   rmSync(p.dir, { recursive: true, force: true });
   mkdirSync(p.dir, { recursive: true });
   const t0 = now();
+  const cpu = threadCpu();
   const index = await CallscopeIndex.open([{ path: p.corpus! }], p.dir);
   await index.refresh();
   const ingest_s = (now() - t0) / 1000;
+  const ingest_cpu = cpu();
   const runs = index.listRuns();
   const calls = runs.reduce((n, r) => n + r.totals.calls, 0);
   const rowAt: RowAt = async (run, sort, order, depth) => {
@@ -171,7 +176,7 @@ async function childCorpusSqlite(p: ChildParams) {
   const bytes = statSync(path.join(p.dir, 'index.sqlite')).size;
   index.close();
   if (!p.keep) rmSync(p.dir, { recursive: true, force: true });
-  return { ingest_s: round(ingest_s, 2), calls, calls_per_s: round(calls / ingest_s), rollouts: runs.reduce((n, r) => n + r.totals.rollouts, 0), disk: { bytes, per_call: round(bytes / calls, 1) }, ...result, memory: vmStatus('self') };
+  return { ingest_s: round(ingest_s, 2), ingest_cpu, calls, calls_per_s: round(calls / ingest_s), rollouts: runs.reduce((n, r) => n + r.totals.rollouts, 0), disk: { bytes, per_call: round(bytes / calls, 1) }, ...result, memory: vmStatus('self') };
 }
 
 /** The queries over the corpus's largest run (compared with the next largest, or with itself when it is alone). */
