@@ -223,6 +223,26 @@ describe('the ClickHouse index follows its files', () => {
     await closeAll();
   }, 300_000);
 
+  it('a cold ingest whose write the database refused writes its calls on the next flush, read again from the capture files', async () => {
+    const root = demoCopy('refused');
+    const specs = [{ path: root }];
+    const ch = await ClickhouseIndex.open(chdb(), specs, path.join(fx.tmp, 'refused-work'), TAKEN);
+    opened.push(ch);
+    // The calls table away: the pass's write fails after the mirror took the workers' calls.
+    const client = await openClient(chdb());
+    await client.command({ query: 'RENAME TABLE callscope.calls TO callscope.calls_away' });
+    await expect(ch.refresh()).rejects.toThrow();
+    await client.command({ query: 'RENAME TABLE callscope.calls_away TO callscope.calls' });
+    await client.close();
+    // The same process writes what it could not, with no file changed since (its rollouts' calls are no longer held).
+    await ch.flush();
+    const sqlite = await CallscopeIndex.open(specs, path.join(fx.tmp, 'refused-sqlite'));
+    await sqlite.refresh();
+    opened.push(sqlite);
+    await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 4, only: ['math-with-judge', 'swe-claude-code'], progress: false });
+    await closeAll();
+  }, 300_000);
+
   it('serves only runs whose files lie under its PATHs, and refuses a database of another schema', async () => {
     const root = demoCopy('confined');
     const { ch } = await both([path.join(root, 'hermes-agent'), path.join(root, 'tau2-retail')], 'confined');
