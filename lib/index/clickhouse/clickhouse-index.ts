@@ -487,18 +487,19 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
    * now from its rollouts and stored for every other process (the first Tasks page of a run of 100k rollouts builds for
    * half a second; reading them stored takes a tenth of that).
    */
-  private async groupsAt(run: string, v: number, { awaitStore = false } = {}): Promise<AgentTasks[]> {
+  private async groupsAt(run: string, v: number): Promise<AgentTasks[]> {
     const stored = v ? await this.reads.storedTaskGroups(run, v).catch(() => null) : null;
-    if (stored) return stored;
+    return stored ?? (await this.buildGroups(run, v)).groups;
+  }
+
+  /** A run's task groups built from its rollouts now, and their store at version `v` (after the answer; close waits for it). */
+  private async buildGroups(run: string, v: number): Promise<{ groups: AgentTasks[]; stored: Promise<void> }> {
     const groups = await this.reads.taskGroups(run);
-    if (v) {
-      // Stored after the answer (close waits for it).
-      const store = this.storeGroups(run, v, groups).catch(() => undefined);
-      this.storing.add(store);
-      void store.finally(() => this.storing.delete(store));
-      if (awaitStore) await store;
-    }
-    return groups;
+    if (!v) return { groups, stored: Promise.resolve() };
+    const stored = this.storeGroups(run, v, groups).catch(() => undefined);
+    this.storing.add(stored);
+    void stored.finally(() => this.storing.delete(stored));
+    return { groups, stored };
   }
 
   /** Stores a run's task groups built at version `v` (not when a figure would not survive JSON: they are built again then). */
@@ -526,7 +527,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     for (const run of runs) {
       if (this.closed) return;
       const v = this.runVersions.get(run) ?? 0;
-      if (v && !(await this.reads.storedTaskGroups(run, v).catch(() => null))) await this.groupsAt(run, v, { awaitStore: true }).catch(() => undefined);
+      if (v && !(await this.reads.hasTaskGroups(run, v).catch(() => false))) await (await this.buildGroups(run, v).catch(() => null))?.stored;
     }
   }
 
@@ -543,9 +544,9 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   }
 
   /**
-   * Builds a run's task groups again REBUILD_QUIET_MS after its last change (kept, or for an ingest only stored), and not
-   * while this process's own pass over it runs (a cold ingest changes it at every flush: each build would read the whole run again, on the thread
-   * that ingests).
+   * Builds a run's task groups again REBUILD_QUIET_MS after its last change (kept, or for an ingest only stored), and
+   * not while this process's own pass over it runs (a cold ingest changes it at every flush: each build would read the
+   * whole run again, on the thread that ingests).
    */
   private rebuildWhenQuiet(run: string): void {
     clearTimeout(this.rebuilds.get(run));

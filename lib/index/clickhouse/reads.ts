@@ -197,6 +197,12 @@ export class Reads {
     return text ? (JSON.parse(text) as AgentTasks[]) : null;
   }
 
+  /** Whether a run's task groups are stored at `version` (without reading them). */
+  async hasTaskGroups(run: string, version: number): Promise<boolean> {
+    const [[n]] = await this.arrays<[number]>(`SELECT count() FROM ${this.db}.task_groups WHERE run = {run:String} AND version = {v:UInt64}`, { run, v: version });
+    return n > 0;
+  }
+
   /** One task's rollouts (by key) with the tool calls their captured responses asked for. */
   async taskRollouts(run: string, keys: string[]): Promise<(RolloutRow & { tool_calls_requested: number | null })[]> {
     if (!keys.length) return [];

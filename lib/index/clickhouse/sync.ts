@@ -13,8 +13,8 @@
 // them, in the working copy's transactions); otherwise they are read back from the working copy.
 //
 // A rollout whose capture file an ingest worker read whole (a cold pass) is not stored in the working copy at all: the
-// mirror takes the worker's packed calls (`take`) and writes them column by column, and ch_remote_calls (kept across
-// restarts) names the rollouts whose calls the working copy lacks. Before ingest reads such a rollout's calls or
+// mirror takes the calls as the worker encoded them (`take`, call-columns.ts) and writes their bytes, and
+// ch_remote_calls (kept across restarts) names the rollouts whose calls the working copy lacks. Before ingest reads such a rollout's calls or
 // appends to them (an append, a rollout line that came later) they are read again from its capture file up to where
 // ingest stopped (`localize`): the working copy's rows are what that file's lines were, so reading them again from it
 // gives the same rows. The working copy then never holds most of a cold ingest's calls, SQLite's largest cost.
@@ -116,7 +116,7 @@ export class ClickhouseSync {
   /** The version of each run's last rows written (hydrate.ts compares it with the database's on the next start). */
   private readonly written = new Map<string, number>();
   /**
-   * The call rows ingest inserted since the last flush, by rollout pk (rows.ts observeCallInserts). A rollout's are
+   * The calls ingest inserted or handed over since the last flush, by rollout pk (rows.ts CallMirror). A rollout's are
    * written as they are when they are all of its calls; else its calls are read back from the working copy.
    */
   private captured = new Map<number, Held>();
@@ -279,8 +279,7 @@ export class ClickhouseSync {
       const gone = deletedRollouts.map(([no, key]) => ({ run: run(no).id, month: run(no).month, key }));
       const dropped = await this.droppedCalls(gone, [], [], version);
       for (const c of chunks) for (const row of await this.droppedCalls(c.written, c.calls, c.pieces, version)) dropped.push(row);
-      await this.inserter.insert('calls', nativeColumns('calls', CALL_INSERT), chunks.map((c) => c.calls), CALL_INSERT_AT);
-      await this.inserter.insert('calls', nativeColumns('calls', CALL_INSERT), chunks.map((c) => takenRows(c.pieces, version)));
+      await this.insert('calls', CALL_INSERT, [...chunks.map((c) => c.calls), ...chunks.map((c) => takenRows(c.pieces, version))], CALL_INSERT_AT);
       await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]);
       await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools));
       const deletedRolloutRows = deletedRollouts.map(([no, key]) => deleted(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
@@ -446,9 +445,9 @@ export class ClickhouseSync {
 
   /**
    * Inserts the rows of `parts` (each a list of rows: values in `columns`' order, or each column's at its index in
-   * `at`) into `table` as one insert.
+   * `at`; or rows given column by column) into `table` as one insert.
    */
-  private async insert(table: TableName, columns: string[], parts: unknown[][][], at?: readonly number[]): Promise<void> {
+  private async insert(table: TableName, columns: string[], parts: (unknown[][] | BlockRows)[], at?: readonly number[]): Promise<void> {
     await this.inserter.insert(table, nativeColumns(table, columns), parts, at);
   }
 }

@@ -88,6 +88,8 @@ describe('the ClickHouse index answers as the SQLite index', () => {
 
   it('over the demo data read file by file in this thread (runs too small for the workers): every reader answer', async () => {
     const { sqlite, ch } = await both([fx.demo], 'demo-small', SMALL);
+    // Every call is a row of the working copy: nothing was taken.
+    expect(ch.local!.db.prepare('SELECT count(*) FROM ch_remote_calls').pluck().get()).toBe(0);
     expect(await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 6 })).toBeGreaterThan(500);
     await closeAll();
   }, 300_000);
