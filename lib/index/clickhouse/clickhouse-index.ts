@@ -546,14 +546,16 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   /**
    * Builds a run's task groups again REBUILD_QUIET_MS after its last change (kept, or for an ingest only stored), and
    * not while this process's own pass over it runs (a cold ingest changes it at every flush: each build would read the
-   * whole run again, on the thread that ingests).
+   * whole run again, on the thread that ingests), nor while rows this process read wait to be written (the pass's last
+   * flush makes a new version of the run: groups built before it are stale at once, and were built twice).
    */
   private rebuildWhenQuiet(run: string): void {
     clearTimeout(this.rebuilds.get(run));
     const t = setTimeout(() => {
       this.rebuilds.delete(run);
       if (this.closed) return;
-      if (this.local?.passRunning(run)) return this.rebuildWhenQuiet(run);
+      const no = this.local?.runSource(run)?.no;
+      if (no !== undefined && (this.local!.passRunning(run) || this.pendingFlush || this.sync?.unwritten(no))) return this.rebuildWhenQuiet(run);
       if (this.options.ingestOnly) void this.groupsAt(run, this.runVersions.get(run) ?? 0).catch(() => undefined);
       else void this.taskGroups(run).catch(() => undefined);
     }, REBUILD_QUIET_MS);

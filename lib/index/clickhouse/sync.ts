@@ -235,6 +235,18 @@ export class ClickhouseSync {
     return this.db.prepare('SELECT EXISTS (SELECT 1 FROM ch_dirty_rollouts) OR EXISTS (SELECT 1 FROM ch_deleted_rollouts) OR EXISTS (SELECT 1 FROM ch_dirty_files) OR EXISTS (SELECT 1 FROM ch_deleted_files)').pluck().get() === 1;
   }
 
+  /** Whether the run (by number) has changes marked and not yet written. */
+  unwritten(runNo: number): boolean {
+    return (
+      this.db
+        .prepare(`SELECT EXISTS (SELECT 1 FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk WHERE r.run_no = @no)
+          OR EXISTS (SELECT 1 FROM ch_dirty_files d JOIN main.files f ON f.id = d.id WHERE f.run_no = @no)
+          OR EXISTS (SELECT 1 FROM ch_deleted_rollouts WHERE run_no = @no) OR EXISTS (SELECT 1 FROM ch_deleted_files WHERE run_no = @no)`)
+        .pluck()
+        .get({ no: runNo }) === 1
+    );
+  }
+
   /**
    * Writes what changed since the last flush; flushes run one at a time, and one asked for during another runs after it.
    * `underway`: the runs whose pass is running (a run with a capture dir defers some rows: see MARKS).
