@@ -245,7 +245,8 @@ export class CallscopeIndex extends EventEmitter implements IndexReader {
       this.compareCache.invalidate(this.db, run.no, stats.rolloutsChanged);
       this.runChanges.set(run.no, (this.runChanges.get(run.no) ?? 0) + 1);
       this.fillCompare(run.no, [...stats.rolloutsChanged].map((pk) => pk >> this.compareCache.shift));
-      this.emit('change', { run: run.id, rollouts: this.keysOf(run.no, stats.rolloutsChanged) } satisfies ChangeEvent);
+      // Keys only for someone listening (a working copy's owner, the ClickHouse index, follows the database instead).
+      if (this.listenerCount('change') > 0) this.emit('change', { run: run.id, rollouts: this.keysOf(run.no, stats.rolloutsChanged) } satisfies ChangeEvent);
     }
     this.emit('pass', run.id); // every pass, changed or not (the ClickHouse mirror writes what it wrote: files' offsets too)
   }
