@@ -74,6 +74,12 @@ export class Versions {
 const ROLLOUT_COLS = written('rollouts');
 /** A rollout row as written: its columns, then the path and kind of the file its line is in. */
 const ROLLOUT_WRITTEN = [...ROLLOUT_COLS, 'line_path', 'line_kind'];
+/**
+ * A rollout row as the mirror holds it: the working copy's row as read (its run number, ROLLOUT_WRITTEN), then the run's
+ * id and month, the version and the deleted flag pushed onto it (no copy of some 90 values per rollout).
+ */
+const ROLLOUT_INSERT = ['run', 'run_month', ...ROLLOUT_WRITTEN, 'version', 'deleted'];
+const ROLLOUT_INSERT_AT = [ROLLOUT_WRITTEN.length + 1, ROLLOUT_WRITTEN.length + 2, ...ROLLOUT_WRITTEN.map((_, i) => 1 + i), ROLLOUT_WRITTEN.length + 3, ROLLOUT_WRITTEN.length + 4];
 const FILE_COLS = written('files');
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
@@ -186,7 +192,7 @@ export class ClickhouseSync {
     };
     const held = (pk: number) => {
       let h = this.captured.get(pk);
-      if (!h) this.captured.set(pk, (h = { rows: [], pieces: [], taken: 0 }));
+      if (!h) this.captured.set(pk, (h = { rows: null, pieces: null, taken: 0 }));
       return h;
     };
     mirrorCalls(db, {
@@ -194,7 +200,8 @@ export class ClickhouseSync {
         count.run(pk, inserted.length);
         this.heldCount += inserted.length;
         const h = held(pk);
-        for (const r of inserted) h.rows.push(r);
+        const rows = (h.rows ??= []);
+        for (const r of inserted) rows.push(r);
       },
       take: (pk, fileId, calls, from, n) => {
         if (n === 0) return false;
@@ -202,7 +209,7 @@ export class ClickhouseSync {
         count.run(pk, n);
         this.heldCount += n;
         const h = held(pk);
-        h.pieces.push({ pk, fileId, calls, from, count: n });
+        (h.pieces ??= []).push({ pk, fileId, calls, from, count: n, key: '', run: null });
         h.taken += n;
         return true;
       },
@@ -294,15 +301,16 @@ export class ClickhouseSync {
       await this.insert('calls', CALL_INSERT, [...chunks.map((c) => c.calls), ...chunks.map((c) => takenRows(c.pieces, version))], CALL_INSERT_AT);
       await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]);
       await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools));
-      const deletedRolloutRows = deletedRollouts.map(([no, key]) => deleted(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
-      await this.insert('rollouts', ['run', 'run_month', ...ROLLOUT_WRITTEN, 'version', 'deleted'], [...chunks.map((c) => c.rollouts), deletedRolloutRows]);
+      // Laid out as the rows read (ROLLOUT_INSERT_AT): key and pk, nulls elsewhere (a deleted row is never read).
+      const deletedRolloutRows = deletedRollouts.map(([no, key]) => [no, ...ROLLOUT_WRITTEN.map((c) => (c === 'key' ? key : c === 'pk' ? 0 : null)), run(no).id, run(no).month, version, 1]);
+      await this.insert('rollouts', ROLLOUT_INSERT, [...chunks.map((c) => c.rollouts), deletedRolloutRows], ROLLOUT_INSERT_AT);
       // The files' read offsets last: an offset in the database says that the rows read up to it are there too (an
       // ingest restarted after a flush that failed half-way reads again from the offsets written before it).
       const deletedFileRows = deletedFiles.map(([no, id]) => deleted(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
       await this.insert('files', ['run', 'run_month', ...FILE_COLS, 'version', 'deleted'], [files, deletedFileRows]);
       const wrote = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
       for (const row of files) wrote.add(this.noOf(row[0] as string));
-      for (const c of chunks) for (const row of c.rollouts) wrote.add(this.noOf(row[0] as string));
+      for (const c of chunks) for (const row of c.rollouts) wrote.add(row[0] as number);
       for (const no of wrote) this.written.set(this.runs.get(no)!.id, version);
       this.markFlushed(known);
     } catch (err) {
@@ -388,7 +396,7 @@ export class ClickhouseSync {
     const exact = new Map<number, Held>();
     for (const [pk, n, stored, remote] of counts) {
       const h = held.get(pk);
-      if (h && h.rows.length + h.taken === n && stored + (remote ? h.taken : 0) === n) exact.set(pk, h);
+      if (h && (h.rows?.length ?? 0) + h.taken === n && stored + (remote ? h.taken : 0) === n) exact.set(pk, h);
     }
     return exact;
   }
@@ -405,11 +413,12 @@ export class ClickhouseSync {
     const keyOf = new Map<number, { key: string; run: SyncedRun }>();
     const pkAt = ROLLOUT_COLS.indexOf('pk') + 1;
     const keyAt = ROLLOUT_COLS.indexOf('key') + 1;
-    const rollouts = rows.map(([no, ...values]) => {
-      const run = this.runs.get(no as number)!;
-      keyOf.set(values[pkAt - 1] as number, { key: values[keyAt - 1] as string, run });
-      return [run.id, run.month, ...values, version, 0];
-    });
+    for (const row of rows) {
+      const run = this.runs.get(row[0] as number)!;
+      keyOf.set(row[pkAt] as number, { key: row[keyAt] as string, run });
+      row.push(run.id, run.month, version, 0); // ROLLOUT_INSERT_AT
+    }
+    const rollouts = rows;
     const calls: unknown[][] = [];
     const unheld: number[] = [];
     const own = (row: unknown[], { key, run }: { key: string; run: SyncedRun }) => {
@@ -429,8 +438,15 @@ export class ClickhouseSync {
         continue;
       }
       const owner = keyOf.get(pk)!;
-      for (const row of h.rows) own(row, owner);
-      for (const piece of h.pieces) pieces.push({ ...piece, key: owner.key, run: owner.run });
+      if (h.rows) for (const row of h.rows) own(row, owner);
+      if (h.pieces) {
+        for (const piece of h.pieces) {
+          // The mirror's own object, dropped with this write (a write that fails reads the calls again: `localize`).
+          piece.key = owner.key;
+          piece.run = owner.run;
+          pieces.push(piece as OwnedPiece);
+        }
+      }
     }
     if (unheld.length) {
       // Read back in the held rows' order (call-row.ts), the call id as ingest read it.
@@ -479,16 +495,22 @@ interface Piece {
   calls: EncodedCalls;
   from: number;
   count: number;
+  /** The rollout's key and run, given when a write reads the rollout. */
+  key: string;
+  run: SyncedRun | null;
 }
 
-/** What the mirror holds of a rollout's calls since the last flush: rows ingest inserted, and calls taken (`taken` in all). */
+/**
+ * What the mirror holds of a rollout's calls since the last flush: rows ingest inserted, and calls taken (`taken` in all);
+ * each list made when first needed (a cold pass's rollouts only take, some 100k of them held at once).
+ */
 interface Held {
-  rows: unknown[][];
-  pieces: Piece[];
+  rows: unknown[][] | null;
+  pieces: Piece[] | null;
   taken: number;
 }
 
-type OwnedPiece = Piece & { key: string; run: SyncedRun };
+type OwnedPiece = Piece & { run: SyncedRun };
 
 /** Where each of CALL_INSERT's columns is among the encoded ones (-1: written here). */
 const ENCODED_AT = CALL_INSERT.map((name) => ENCODED_CALL_COLUMNS.findIndex((c) => c.name === name));
