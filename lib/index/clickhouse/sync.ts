@@ -74,13 +74,18 @@ export class Versions {
 const ROLLOUT_COLS = written('rollouts');
 /** A rollout row as written: its columns, then the path and kind of the file its line is in. */
 const ROLLOUT_WRITTEN = [...ROLLOUT_COLS, 'line_path', 'line_kind'];
-/**
- * A rollout row as the mirror holds it: the working copy's row as read (its run number, ROLLOUT_WRITTEN), then the run's
- * id and month, the version and the deleted flag pushed onto it (no copy of some 90 values per rollout).
- */
-const ROLLOUT_INSERT = ['run', 'run_month', ...ROLLOUT_WRITTEN, 'version', 'deleted'];
-const ROLLOUT_INSERT_AT = [ROLLOUT_WRITTEN.length + 1, ROLLOUT_WRITTEN.length + 2, ...ROLLOUT_WRITTEN.map((_, i) => 1 + i), ROLLOUT_WRITTEN.length + 3, ROLLOUT_WRITTEN.length + 4];
 const FILE_COLS = written('files');
+/**
+ * A rollout's or file's row as the mirror holds it: the working copy's row as read (its run number, then `cols`), with the
+ * run's id and month, the version and the deleted flag pushed onto it (no copy of some 90 values per rollout). The
+ * table's columns for the insert, and where each is in such a row.
+ */
+function heldLayout(cols: readonly string[]): { columns: string[]; at: number[] } {
+  const n = cols.length;
+  return { columns: ['run', 'run_month', ...cols, 'version', 'deleted'], at: [n + 1, n + 2, ...cols.map((_, i) => 1 + i), n + 3, n + 4] };
+}
+const ROLLOUT_LAYOUT = heldLayout(ROLLOUT_WRITTEN);
+const FILE_LAYOUT = heldLayout(FILE_COLS);
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
 /**
@@ -301,15 +306,14 @@ export class ClickhouseSync {
       await this.insert('calls', CALL_INSERT, [...chunks.map((c) => c.calls), ...chunks.map((c) => takenRows(c.pieces, version))], CALL_INSERT_AT);
       await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]);
       await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools));
-      // Laid out as the rows read (ROLLOUT_INSERT_AT): key and pk, nulls elsewhere (a deleted row is never read).
-      const deletedRolloutRows = deletedRollouts.map(([no, key]) => [no, ...ROLLOUT_WRITTEN.map((c) => (c === 'key' ? key : c === 'pk' ? 0 : null)), run(no).id, run(no).month, version, 1]);
-      await this.insert('rollouts', ROLLOUT_INSERT, [...chunks.map((c) => c.rollouts), deletedRolloutRows], ROLLOUT_INSERT_AT);
+      const deletedRolloutRows = deletedRollouts.map(([no, key]) => deletedRow(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
+      await this.insert('rollouts', ROLLOUT_LAYOUT.columns, [...chunks.map((c) => c.rollouts), deletedRolloutRows], ROLLOUT_LAYOUT.at);
       // The files' read offsets last: an offset in the database says that the rows read up to it are there too (an
       // ingest restarted after a flush that failed half-way reads again from the offsets written before it).
-      const deletedFileRows = deletedFiles.map(([no, id]) => deleted(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
-      await this.insert('files', ['run', 'run_month', ...FILE_COLS, 'version', 'deleted'], [files, deletedFileRows]);
+      const deletedFileRows = deletedFiles.map(([no, id]) => deletedRow(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
+      await this.insert('files', FILE_LAYOUT.columns, [files, deletedFileRows], FILE_LAYOUT.at);
       const wrote = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
-      for (const row of files) wrote.add(this.noOf(row[0] as string));
+      for (const row of files) wrote.add(row[0] as number);
       for (const c of chunks) for (const row of c.rollouts) wrote.add(row[0] as number);
       for (const no of wrote) this.written.set(this.runs.get(no)!.id, version);
       this.markFlushed(known);
@@ -357,11 +361,6 @@ export class ClickhouseSync {
     return out;
   }
 
-  private noOf(id: string): number {
-    for (const r of this.runs.values()) if (r.id === id) return r.no;
-    throw new Error(`no run ${id}`);
-  }
-
   private remark(rollouts: [number, number][], fileIds: number[], deletedRollouts: [number, string][], deletedFiles: [number, number][]): void {
     const run = (sql: string, values: unknown[]) => {
       const st = this.db.prepare(sql);
@@ -376,10 +375,11 @@ export class ClickhouseSync {
   private readFiles(ids: number[], version: number): unknown[][] {
     if (!ids.length) return [];
     const rows = this.db.prepare(`SELECT run_no, ${FILE_COLS.join(', ')} FROM main.files WHERE id IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(ids)) as unknown[][];
-    return rows.map(([no, ...values]) => {
-      const run = this.runs.get(no as number)!;
-      return [run.id, run.month, ...values, version, 0];
-    });
+    for (const row of rows) {
+      const run = this.runs.get(row[0] as number)!;
+      row.push(run.id, run.month, version, 0); // FILE_LAYOUT
+    }
+    return rows;
   }
 
   /** The calls held that are all of their rollout's calls (in the working copy, or taken); the rest are dropped. */
@@ -416,7 +416,7 @@ export class ClickhouseSync {
     for (const row of rows) {
       const run = this.runs.get(row[0] as number)!;
       keyOf.set(row[pkAt] as number, { key: row[keyAt] as string, run });
-      row.push(run.id, run.month, version, 0); // ROLLOUT_INSERT_AT
+      row.push(run.id, run.month, version, 0); // ROLLOUT_LAYOUT
     }
     const rollouts = rows;
     const calls: unknown[][] = [];
@@ -480,9 +480,9 @@ export class ClickhouseSync {
   }
 }
 
-/** A deleted row: its key columns, zeros and nulls elsewhere (a deleted row is never read). */
-function deleted(cols: string[], keys: Record<string, unknown>, run: SyncedRun, version: number): unknown[] {
-  return [run.id, run.month, ...cols.map((c) => (c in keys ? keys[c] : null)), version, 1];
+/** A deleted row laid out as a held one (heldLayout): its key columns, zeros and nulls elsewhere (a deleted row is never read). */
+function deletedRow(cols: readonly string[], keys: Record<string, unknown>, run: SyncedRun, version: number): unknown[] {
+  return [run.no, ...cols.map((c) => (c in keys ? keys[c] : null)), run.id, run.month, version, 1];
 }
 
 /** Call ids as the working copy stores them (16 bytes for a uuid4 hex), for rows read back from ClickHouse. */
