@@ -173,8 +173,13 @@ export function nativeBlockOf(columns: readonly NativeColumn[], rows: BlockRows)
     }
     if (typeof given !== 'function' && LITTLE_ENDIAN && base !== 'String') return numberColumn(b, base, nullable, given, n);
     const get = typeof given === 'function' ? given : (r: number) => (given.nulls?.[r] ? null : given.numbers[r]);
-    if (nullable) b.bytes(nullBytes(get, n));
-    writeValues(b, base, get, n, null);
+    if (!nullable) return writeValues(b, base, get, n, null, null);
+    // The null bytes come first in the block: their place kept, filled once the values are written.
+    const nulls = new Uint8Array(n);
+    const at = b.at;
+    b.bytes(nulls);
+    writeValues(b, base, get, n, null, nulls);
+    b.buf.set(nulls, at);
   });
   return b.buf.subarray(0, b.at);
 }
@@ -188,22 +193,16 @@ export function encodeColumn(type: NativeType, get: (r: number) => unknown, n: n
   const base = nullable ? type.slice(9, -1) : type;
   const b = new Bytes(9 * n);
   const offsets = base === 'String' ? new Uint32Array(n + 1) : null;
-  writeValues(b, base, get, n, offsets);
-  return { encoded: true, nulls: nullable ? nullBytes(get, n) : null, values: b.buf.subarray(0, b.at), offsets };
+  const nulls = nullable ? new Uint8Array(n) : null;
+  writeValues(b, base, get, n, offsets, nulls);
+  return { encoded: true, nulls, values: b.buf.subarray(0, b.at), offsets };
 }
 
-/** A Nullable column's null bytes (1: null). */
-function nullBytes(get: (r: number) => unknown, n: number): Uint8Array {
-  const out = new Uint8Array(n);
-  for (let r = 0; r < n; r++) {
-    const v = get(r);
-    if (v === null || v === undefined) out[r] = 1;
-  }
-  return out;
-}
-
-/** The values of a column of type `base` (a null as the type's default); a String column's row offsets into `offsets`. */
-function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: number, offsets: Uint32Array | null): void {
+/**
+ * The values of a column of type `base` (a null as the type's default), each row's value read once: a Nullable column's
+ * null bytes into `nulls` (1: null), a String column's row offsets into `offsets`.
+ */
+function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: number, offsets: Uint32Array | null, nulls: Uint8Array | null): void {
   const start = b.at;
   switch (base) {
     case 'String': {
@@ -216,6 +215,7 @@ function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: num
         if (offsets) offsets[r] = b.at - start;
         const v = get(r);
         if (v === null || v === undefined) {
+          if (nulls !== null) nulls[r] = 1;
           b.room(1);
           b.buf[b.at++] = 0;
           continue;
@@ -240,6 +240,7 @@ function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: num
       b.room(8 * n);
       for (let r = 0; r < n; r++) {
         const v = get(r);
+        if (nulls !== null && (v === null || v === undefined)) nulls[r] = 1;
         b.buf.writeDoubleLE(v === null || v === undefined ? 0 : Number(v), b.at);
         b.at += 8;
       }
@@ -250,6 +251,7 @@ function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: num
       const buf = b.buf;
       for (let r = 0; r < n; r++) {
         const v = get(r);
+        if (nulls !== null && (v === null || v === undefined)) nulls[r] = 1;
         const x = v === null || v === undefined ? 0 : integer(v);
         const p = b.at;
         if (x >= 0 && x < TWO_32) {
@@ -275,6 +277,7 @@ function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: num
       b.room(4 * n);
       for (let r = 0; r < n; r++) {
         const v = get(r);
+        if (nulls !== null && (v === null || v === undefined)) nulls[r] = 1;
         b.buf.writeUInt32LE((v === null || v === undefined ? 0 : integer(v)) >>> 0, b.at);
         b.at += 4;
       }
@@ -283,6 +286,7 @@ function writeValues(b: Bytes, base: string, get: (r: number) => unknown, n: num
       b.room(n);
       for (let r = 0; r < n; r++) {
         const v = get(r);
+        if (nulls !== null && (v === null || v === undefined)) nulls[r] = 1;
         b.buf[b.at++] = (v === null || v === undefined ? 0 : integer(v)) & 0xff;
       }
       break;

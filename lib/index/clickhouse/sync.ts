@@ -121,6 +121,10 @@ const MARKS = {
   deletedFiles: 'ch_deleted_files WHERE run_no IN (SELECT value FROM json_each(@runs))',
 };
 
+/** The run numbers of every change marked and not yet written (a run once per mark). */
+const MARKED_RUNS = `SELECT r.run_no FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk UNION ALL SELECT f.run_no FROM ch_dirty_files d JOIN main.files f ON f.id = d.id
+  UNION ALL SELECT run_no FROM ch_deleted_rollouts UNION ALL SELECT run_no FROM ch_deleted_files`;
+
 export class ClickhouseSync {
   private flushing: Promise<void> = Promise.resolve();
   private readonly runs = new Map<number, SyncedRun>();
@@ -249,14 +253,7 @@ export class ClickhouseSync {
 
   /** Whether the run (by number) has changes marked and not yet written. */
   unwritten(runNo: number): boolean {
-    return (
-      this.db
-        .prepare(`SELECT EXISTS (SELECT 1 FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk WHERE r.run_no = @no)
-          OR EXISTS (SELECT 1 FROM ch_dirty_files d JOIN main.files f ON f.id = d.id WHERE f.run_no = @no)
-          OR EXISTS (SELECT 1 FROM ch_deleted_rollouts WHERE run_no = @no) OR EXISTS (SELECT 1 FROM ch_deleted_files WHERE run_no = @no)`)
-        .pluck()
-        .get({ no: runNo }) === 1
-    );
+    return this.db.prepare(`SELECT ? IN (${MARKED_RUNS})`).pluck().get(runNo) === 1;
   }
 
   /**
@@ -327,9 +324,7 @@ export class ClickhouseSync {
   /** The runs of `known` with no change left to write are written: their marks in ch_unflushed go. */
   private markFlushed(known: number[]): void {
     if (this.db.inTransaction) return; // a change not yet committed may mark its run again
-    this.db.prepare(`DELETE FROM main.ch_unflushed WHERE run_no IN (SELECT value FROM json_each(?)) AND run_no NOT IN (
-      SELECT r.run_no FROM ch_dirty_rollouts d JOIN main.rollouts r ON r.pk = d.pk UNION ALL SELECT f.run_no FROM ch_dirty_files d JOIN main.files f ON f.id = d.id
-      UNION ALL SELECT run_no FROM ch_deleted_rollouts UNION ALL SELECT run_no FROM ch_deleted_files)`).run(JSON.stringify(known));
+    this.db.prepare(`DELETE FROM main.ch_unflushed WHERE run_no IN (SELECT value FROM json_each(?)) AND run_no NOT IN (${MARKED_RUNS})`).run(JSON.stringify(known));
   }
 
   /**
@@ -405,7 +400,7 @@ export class ClickhouseSync {
     pks: number[], fresh: ReadonlySet<number>, version: number, captured: ReadonlyMap<number, Held>,
   ): { rollouts: unknown[][]; calls: unknown[][]; pieces: OwnedPiece[]; tools: unknown[][]; written: CallOwner[] } {
     const list = JSON.stringify(pks);
-    const rows = this.db
+    const rollouts = this.db
       .prepare(`SELECT r.run_no, ${ROLLOUT_COLS.map((c) => `r.${c}`).join(', ')}, f.path, f.kind FROM main.rollouts r LEFT JOIN main.files f ON f.id = r.line_file
         WHERE r.pk IN (SELECT value FROM json_each(?))`)
       .raw()
@@ -413,12 +408,11 @@ export class ClickhouseSync {
     const keyOf = new Map<number, { key: string; run: SyncedRun }>();
     const pkAt = ROLLOUT_COLS.indexOf('pk') + 1;
     const keyAt = ROLLOUT_COLS.indexOf('key') + 1;
-    for (const row of rows) {
+    for (const row of rollouts) {
       const run = this.runs.get(row[0] as number)!;
       keyOf.set(row[pkAt] as number, { key: row[keyAt] as string, run });
       row.push(run.id, run.month, version, 0); // ROLLOUT_LAYOUT
     }
-    const rollouts = rows;
     const calls: unknown[][] = [];
     const unheld: number[] = [];
     const own = (row: unknown[], { key, run }: { key: string; run: SyncedRun }) => {
