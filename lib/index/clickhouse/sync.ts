@@ -31,7 +31,7 @@ import { readCallsBefore } from '../ingest/capture-file';
 import { callIndexOf, concatRanges, ENCODED_CALL_COLUMNS, type EncodedCalls } from './call-columns';
 import { nativeColumns, written, type TableName } from './schema';
 import type { BlockRows, EncodedColumn, NumberColumn } from './native';
-import type { NativeInserter } from './native-insert';
+import type { NativeInserter, PreparedInsert } from './native-insert';
 
 /** Rollouts read and written per insert. */
 const CHUNK = 5_000;
@@ -292,6 +292,25 @@ export class ClickhouseSync {
       return { files, chunks };
     });
     const { files, chunks } = snapshot();
+    // Each table's block is encoded (and spooled) while the engine inserts the tables before it.
+    const ready: PreparedInsert[] = [];
+    let started: Promise<void>[] = [];
+    const prepare = async (table: TableName, columns: string[], parts: (unknown[][] | BlockRows)[], at?: readonly number[]) => {
+      const prepared = await this.inserter.prepare(table, nativeColumns(table, columns), parts, at);
+      if (prepared) ready.push(prepared);
+      return prepared;
+    };
+    const start = (prepared: PreparedInsert | null) => {
+      if (!prepared) return;
+      const running = prepared.run();
+      running.catch(() => undefined); // heard by settle (a failure while the next table is prepared is not unhandled)
+      started.push(running);
+    };
+    const settle = async () => {
+      const results = await Promise.allSettled(started);
+      started = [];
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
+    };
     try {
       const run = (no: number) => this.runs.get(no)!;
       // One insert per table and kind of row for the whole flush: the engine makes (and later merges) a part per
@@ -300,22 +319,30 @@ export class ClickhouseSync {
       const gone = deletedRollouts.map(([no, key]) => ({ run: run(no).id, month: run(no).month, key }));
       const dropped = await this.droppedCalls(gone, [], [], version);
       for (const c of chunks) for (const row of await this.droppedCalls(c.written, c.calls, c.pieces, version)) dropped.push(row);
-      await this.insert('calls', CALL_INSERT, [...chunks.map((c) => c.calls), ...chunks.map((c) => takenRows(c.pieces, version))], CALL_INSERT_AT);
-      await this.insert('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]);
-      await this.insert('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools));
+      // The calls' three inserts run at once; a rollout's row after its calls (a reader that sees the row finds them),
+      // and the files' read offsets last: an offset in the database says that the rows read up to it are there too
+      // (an ingest restarted after a flush that failed half-way reads again from the offsets written before it).
+      start(await prepare('calls', CALL_INSERT, [...chunks.map((c) => c.calls), ...chunks.map((c) => takenRows(c.pieces, version))], CALL_INSERT_AT));
+      start(await prepare('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]));
+      start(await prepare('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools)));
       const deletedRolloutRows = deletedRollouts.map(([no, key]) => deletedRow(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
-      await this.insert('rollouts', ROLLOUT_LAYOUT.columns, [...chunks.map((c) => c.rollouts), deletedRolloutRows], ROLLOUT_LAYOUT.at);
-      // The files' read offsets last: an offset in the database says that the rows read up to it are there too (an
-      // ingest restarted after a flush that failed half-way reads again from the offsets written before it).
+      const rollouts = await prepare('rollouts', ROLLOUT_LAYOUT.columns, [...chunks.map((c) => c.rollouts), deletedRolloutRows], ROLLOUT_LAYOUT.at);
       const deletedFileRows = deletedFiles.map(([no, id]) => deletedRow(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
-      await this.insert('files', FILE_LAYOUT.columns, [files, deletedFileRows], FILE_LAYOUT.at);
+      const fileRows = await prepare('files', FILE_LAYOUT.columns, [files, deletedFileRows], FILE_LAYOUT.at);
+      await settle();
+      start(rollouts);
+      await settle();
+      start(fileRows);
+      await settle();
       const wrote = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
       for (const row of files) wrote.add(row[0] as number);
       for (const c of chunks) for (const row of c.rollouts) wrote.add(row[0] as number);
       for (const no of wrote) this.written.set(this.runs.get(no)!.id, version);
       this.markFlushed(known);
     } catch (err) {
-      // Not written: marked again, for the next flush.
+      // Not written: marked again, for the next flush (once no insert of this one is running).
+      await Promise.allSettled(started);
+      for (const prepared of ready) prepared.discard();
       this.remark(dirty, fileIds, deletedRollouts, deletedFiles);
       throw err;
     }
@@ -469,9 +496,6 @@ export class ClickhouseSync {
    * Inserts the rows of `parts` (each a list of rows: values in `columns`' order, or each column's at its index in
    * `at`; or rows given column by column) into `table` as one insert.
    */
-  private async insert(table: TableName, columns: string[], parts: (unknown[][] | BlockRows)[], at?: readonly number[]): Promise<void> {
-    await this.inserter.insert(table, nativeColumns(table, columns), parts, at);
-  }
 }
 
 /** A deleted row laid out as a held one (heldLayout): its key columns, zeros and nulls elsewhere (a deleted row is never read). */
