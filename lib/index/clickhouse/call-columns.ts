@@ -5,7 +5,7 @@
 // The rollout's pk and the file's id are the main thread's (the working copy gives them), as are the rollout's key,
 // the run and the version: those columns it writes itself.
 import { CALL, CALL_COLUMNS, CALL_WIDTH, type CallColumnName } from '../call-row';
-import { encodeColumn, type EncodedColumn, type NativeType } from './native';
+import { encodeColumns, type EncodedColumn, type NativeType, type WholeColumn } from './native';
 
 /** The calls table's columns a worker encodes: every call-row column but the two the main thread gives, with its type. */
 export const ENCODED_CALL_COLUMNS: readonly { name: CallColumnName; type: NativeType }[] = CALL_COLUMNS.filter((c) => c.name !== 'rollout_pk' && c.name !== 'file_id').map((c) => ({
@@ -14,22 +14,28 @@ export const ENCODED_CALL_COLUMNS: readonly { name: CallColumnName; type: Native
   type: c.type === 'text' ? 'Nullable(String)' : c.sql === 'INTEGER NOT NULL' ? 'Int64' : c.sql === 'REAL' ? 'Nullable(Float64)' : 'Nullable(Int64)',
 }));
 
-/** A job's calls, each column of ENCODED_CALL_COLUMNS encoded for all of them; a String column with where each call's bytes start. */
+/** A job's calls, each column of ENCODED_CALL_COLUMNS encoded for all of them (in one buffer); a String column with where each call's bytes start. */
 export interface EncodedCalls {
   n: number;
-  columns: (EncodedColumn & { offsets: Uint32Array | null })[];
+  columns: WholeColumn[];
 }
 
-/** Encodes flat call rows (CALL_WIDTH values each, call-row.ts's order). */
-export function encodeCalls(flat: readonly unknown[]): EncodedCalls {
-  const n = flat.length / CALL_WIDTH;
-  return {
-    n,
-    columns: ENCODED_CALL_COLUMNS.map(({ name, type }) => {
-      const j = CALL[name];
-      return encodeColumn(type, (r) => flat[r * CALL_WIDTH + j], n);
-    }),
+/** Encodes the calls of reads' flat rows (CALL_WIDTH values each, call-row.ts's order), in the order given. */
+export function encodeCalls(flats: readonly (readonly unknown[])[]): EncodedCalls {
+  let n = 0;
+  for (const f of flats) n += f.length / CALL_WIDTH;
+  // Row r's value of column j: rows of one flat list after another (no list of all of them made).
+  const start = new Int32Array(flats.length + 1);
+  flats.forEach((f, k) => (start[k + 1] = start[k] + f.length / CALL_WIDTH));
+  let k = 0;
+  const at = (r: number, j: number) => {
+    if (r < start[k] || r >= start[k + 1]) {
+      k = 0;
+      while (r >= start[k + 1]) k++;
+    }
+    return flats[k][(r - start[k]) * CALL_WIDTH + j];
   };
+  return { n, columns: encodeColumns(ENCODED_CALL_COLUMNS.map(({ name, type }) => ({ type, get: (r) => at(r, CALL[name]) })), n) };
 }
 
 /** The buffers of encoded calls, for a worker's message to move rather than copy. */
@@ -56,33 +62,17 @@ export function concatRanges(ranges: readonly CallRange[]): EncodedColumn[] {
   for (const r of ranges) {
     const last = merged[merged.length - 1];
     if (last && last.calls === r.calls && last.from + last.count === r.from) last.count += r.count;
-    else merged.push({ ...r });
+    else if (r.count > 0) merged.push({ ...r });
   }
-  let n = 0;
-  for (const r of merged) n += r.count;
   return ENCODED_CALL_COLUMNS.map(({ type }, k) => {
     const width = WIDTH[type];
-    const span = (r: CallRange): [number, number] => {
-      const c = r.calls.columns[k];
-      return c.offsets ? [c.offsets[r.from], c.offsets[r.from + r.count]] : [r.from * width!, (r.from + r.count) * width!];
-    };
-    let bytes = 0;
-    for (const r of merged) {
-      const [a, b] = span(r);
-      bytes += b - a;
-    }
-    const values = new Uint8Array(bytes);
-    const nullable = type.startsWith('Nullable(');
-    const nulls = nullable ? new Uint8Array(n) : null;
-    let at = 0;
-    let row = 0;
+    const values: Uint8Array[] = [];
+    const nulls: Uint8Array[] | null = type.startsWith('Nullable(') ? [] : null;
     for (const r of merged) {
       const c = r.calls.columns[k];
-      const [a, b] = span(r);
-      values.set(c.values.subarray(a, b), at);
-      at += b - a;
-      if (nulls) nulls.set(c.nulls!.subarray(r.from, r.from + r.count), row);
-      row += r.count;
+      const [a, b] = c.offsets ? [c.offsets[r.from], c.offsets[r.from + r.count]] : [r.from * width!, (r.from + r.count) * width!];
+      values.push(c.values.subarray(a, b));
+      nulls?.push(c.nulls!.subarray(r.from, r.from + r.count));
     }
     return { encoded: true, nulls, values };
   });

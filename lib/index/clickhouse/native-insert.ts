@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ClickhouseTarget } from './connection';
-import { nativeBlock, nativeBlockOf, type BlockRows, type NativeColumn } from './native';
+import { nativeBlockPieces, nativeRows, type BlockRows, type NativeColumn } from './native';
 
 let sequence = 0;
 
@@ -61,19 +61,23 @@ export class NativeInserter {
   async prepare(
     table: string, columns: readonly NativeColumn[], parts: readonly (readonly (readonly unknown[])[] | BlockRows)[], at?: readonly number[],
   ): Promise<PreparedInsert | null> {
-    const blocks: Buffer[] = [];
+    const blocks: Uint8Array[] = [];
     for (const rows of parts) {
-      const byRow = Array.isArray(rows);
-      if ((byRow ? rows.length : (rows as BlockRows).n) === 0) continue;
+      if (rowCount(rows) === 0) continue;
       if (blocks.length) await yieldToLoop();
-      blocks.push(byRow ? nativeBlock(columns, rows, at) : nativeBlockOf(columns, rows as BlockRows));
+      for (const piece of encodeBlocks(columns, [rows], at)) blocks.push(piece);
     }
+    return this.prepareEncoded(table, columns, blocks);
+  }
+
+  /** `prepare` of blocks already encoded (encodeBlocks' pieces, several calls' one after another). */
+  async prepareEncoded(table: string, columns: readonly NativeColumn[], blocks: readonly Uint8Array[]): Promise<PreparedInsert | null> {
     if (!blocks.length) return null;
     const into = `${this.target.database}.${table} (${columns.map((c) => c.name).join(', ')})`;
     if (!this.spool) {
       return {
         run: async () => {
-          const result = await this.client.exec({ query: `INSERT INTO ${into} FORMAT Native`, values: Readable.from(blocks), clickhouse_settings: INSERT_SETTINGS });
+          const result = await this.client.exec({ query: `INSERT INTO ${into} FORMAT Native`, values: Readable.from(blocks.map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength))), clickhouse_settings: INSERT_SETTINGS });
           for await (const _ of result.stream) void _;
         },
         discard: () => undefined,
@@ -114,6 +118,24 @@ export class NativeInserter {
   close(): void {
     if (this.spool && this.spooled) rmSync(this.spool, { recursive: true, force: true });
   }
+}
+
+/**
+ * The rows of `parts` (as `insert` takes them) as Native blocks, one per part with rows, as the pieces of their bytes
+ * (native.ts nativeBlockPieces: encoded calls are not copied together). Encoding rows as soon as they are read lets
+ * them die young: a write's rollout rows kept until their insert were copied by every young collection on the way.
+ */
+export function encodeBlocks(columns: readonly NativeColumn[], parts: readonly (readonly (readonly unknown[])[] | BlockRows)[], at?: readonly number[]): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  for (const rows of parts) {
+    if (rowCount(rows) === 0) continue;
+    for (const piece of nativeBlockPieces(columns, Array.isArray(rows) ? nativeRows(columns, rows, at) : (rows as BlockRows))) pieces.push(piece);
+  }
+  return pieces;
+}
+
+function rowCount(rows: readonly (readonly unknown[])[] | BlockRows): number {
+  return Array.isArray(rows) ? rows.length : (rows as BlockRows).n;
 }
 
 /** A ClickHouse string literal. */

@@ -34,7 +34,7 @@ class Bytes {
   at = 0;
 
   constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(1 << 12, size));
+    this.buf = Buffer.allocUnsafe(Math.max(64, size));
   }
 
   room(n: number): void {
@@ -117,13 +117,21 @@ export interface NumberColumn {
 }
 
 /**
- * A column already in Native's form (encodeColumn's, possibly several concatenated): its null bytes, for a Nullable
- * column, and its values' bytes.
+ * A column already in Native's form (encodeColumns', or ranges of several: call-columns.ts concatRanges): its null bytes,
+ * for a Nullable column, and its values' bytes, each whole or as pieces that follow each other (a block takes them as
+ * they are, without copying them together).
  */
 export interface EncodedColumn {
   encoded: true;
+  nulls: Uint8Array | readonly Uint8Array[] | null;
+  values: Uint8Array | readonly Uint8Array[];
+}
+
+/** An encoded column whole, as encodeColumns gives it: for a String column `offsets` says where each row's bytes start (n + 1 of them). */
+export interface WholeColumn extends EncodedColumn {
   nulls: Uint8Array | null;
   values: Uint8Array;
+  offsets: Uint32Array | null;
 }
 
 /**
@@ -143,59 +151,143 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * null in a column that is not Nullable is written as the type's default (deleted rows' unused columns).
  */
 export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[], at?: readonly number[]): Buffer {
+  return nativeBlockOf(columns, nativeRows(columns, rows, at));
+}
+
+/** Rows given row by row (nativeBlock's) as BlockRows. */
+export function nativeRows(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[], at?: readonly number[]): BlockRows {
   if (at && at.length !== columns.length) throw new Error(`a Native block of ${columns.length} columns given ${at.length} indices`);
-  return nativeBlockOf(columns, {
+  return {
     n: rows.length,
     column: (column) => {
       const c = at ? at[column] : column;
       return (r) => rows[r][c];
     },
-  });
+  };
 }
 
 /** One Native block of rows given column by column (nativeBlock's rules). */
 export function nativeBlockOf(columns: readonly NativeColumn[], rows: BlockRows): Buffer {
-  const n = rows.n;
-  // Sized for 9 bytes a value (a number's 8 and a null byte; strings grow it): a block grown from a small buffer
-  // copied itself over again at each doubling.
-  const b = new Bytes(64 * columns.length + 9 * n * columns.length);
-  b.varint(columns.length);
-  b.varint(n);
-  columns.forEach((col, column) => {
-    const given = rows.column(column);
-    b.string(col.name);
-    b.string(col.type);
-    const nullable = col.type.startsWith('Nullable(');
-    const base = nullable ? col.type.slice(9, -1) : col.type;
-    if (typeof given !== 'function' && 'encoded' in given) {
-      if (nullable) b.bytes(given.nulls ?? new Uint8Array(n));
-      return b.bytes(given.values);
-    }
-    if (typeof given !== 'function' && LITTLE_ENDIAN && base !== 'String') return numberColumn(b, base, nullable, given, n);
-    const get = typeof given === 'function' ? given : (r: number) => (given.nulls?.[r] ? null : given.numbers[r]);
-    if (!nullable) return writeValues(b, base, get, n, null, null);
-    // The null bytes come first in the block: their place kept, filled once the values are written.
-    const nulls = new Uint8Array(n);
-    const at = b.at;
-    b.bytes(nulls);
-    writeValues(b, base, get, n, null, nulls);
-    b.buf.set(nulls, at);
-  });
-  return b.buf.subarray(0, b.at);
+  return Buffer.concat(nativeBlockPieces(columns, rows));
 }
 
 /**
- * One column of n rows in Native's form, to be written into blocks later (nativeBlockOf, as an EncodedColumn) or cut
- * by row: for a String column `offsets` says where each row's bytes start (n + 1 of them).
+ * nativeBlockOf as the pieces of its bytes, in order: an encoded column's bytes are pieces as given (not copied), and
+ * each other column is written into a buffer of its own (a block is never grown, and so copied, as a whole).
  */
-export function encodeColumn(type: NativeType, get: (r: number) => unknown, n: number): EncodedColumn & { offsets: Uint32Array | null } {
-  const nullable = type.startsWith('Nullable(');
-  const base = nullable ? type.slice(9, -1) : type;
-  const b = new Bytes(9 * n);
-  const offsets = base === 'String' ? new Uint32Array(n + 1) : null;
-  const nulls = nullable ? new Uint8Array(n) : null;
-  writeValues(b, base, get, n, offsets, nulls);
-  return { encoded: true, nulls, values: b.buf.subarray(0, b.at), offsets };
+export function nativeBlockPieces(columns: readonly NativeColumn[], rows: BlockRows): Uint8Array[] {
+  const n = rows.n;
+  const head = new Bytes(20);
+  head.varint(columns.length);
+  head.varint(n);
+  const pieces: Uint8Array[] = [head.buf.subarray(0, head.at)];
+  columns.forEach((col, column) => {
+    const given = rows.column(column);
+    const nullable = col.type.startsWith('Nullable(');
+    const base = nullable ? col.type.slice(9, -1) : col.type;
+    const named = new Bytes(2 + col.name.length + col.type.length);
+    named.string(col.name);
+    named.string(col.type);
+    pieces.push(named.buf.subarray(0, named.at));
+    if (typeof given !== 'function' && 'encoded' in given) {
+      if (nullable) pushAll(pieces, given.nulls ?? new Uint8Array(n));
+      return pushAll(pieces, given.values);
+    }
+    const b = new Bytes(sizeOf(base, given, n) + (nullable ? n : 0));
+    if (typeof given !== 'function' && LITTLE_ENDIAN && base !== 'String') numberColumn(b, base, nullable, given, n);
+    else {
+      const get = typeof given === 'function' ? given : (r: number) => (given.nulls?.[r] ? null : given.numbers[r]);
+      if (!nullable) writeValues(b, base, get, n, null, null);
+      else {
+        // The null bytes come first in the block: their place kept, filled once the values are written.
+        const nulls = new Uint8Array(n);
+        b.bytes(nulls);
+        writeValues(b, base, get, n, null, nulls);
+        b.buf.set(nulls, 0);
+      }
+    }
+    pieces.push(b.buf.subarray(0, b.at));
+  });
+  return pieces;
+}
+
+function pushAll(pieces: Uint8Array[], bytes: Uint8Array | readonly Uint8Array[]): void {
+  if (bytes instanceof Uint8Array) pieces.push(bytes);
+  else for (const piece of bytes) pieces.push(piece);
+}
+
+/**
+ * About the bytes of a column's values (a buffer too small grows by doubling, copying what it holds): a number's 8, and
+ * for strings the UTF-16 length of some rows, sampled, and their length bytes.
+ */
+function sizeOf(base: string, given: ((r: number) => unknown) | NumberColumn, n: number): number {
+  if (base !== 'String' || typeof given !== 'function') return 8 * n;
+  const step = Math.max(1, Math.floor(n / 32));
+  let units = 0;
+  let sampled = 0;
+  for (let r = 0; r < n; r += step, sampled++) {
+    const v = given(r);
+    if (v !== null && v !== undefined) units += text(v).length;
+  }
+  return sampled ? Math.ceil((1.25 * units) / sampled + 2) * n : 0;
+}
+
+/**
+ * Columns of n rows each in Native's form, to be written into blocks later (nativeBlockOf, as EncodedColumns) or cut by
+ * row (offsets): all of them in one buffer, so that a worker's message moves one buffer for a job's calls. Each column is
+ * written into a buffer of this thread's kept from call to call, then copied into that one.
+ */
+export function encodeColumns(specs: readonly { type: NativeType; get: (r: number) => unknown }[], n: number): WholeColumn[] {
+  const written = specs.map(({ type, get }, k) => {
+    const nullable = type.startsWith('Nullable(');
+    const base = nullable ? type.slice(9, -1) : type;
+    const b = (scratch[k] ??= new Bytes(9 * n));
+    b.at = 0;
+    const offsets = base === 'String' ? scratchWords(k, n + 1) : null;
+    const nulls = nullable ? scratchNulls(k, n) : null;
+    writeValues(b, base, get, n, offsets, nulls);
+    return { b, offsets, nulls };
+  });
+  // Offsets first (4-byte aligned), then each column's null bytes and values.
+  let bytes = 0;
+  for (const w of written) bytes += (w.offsets ? 4 * (n + 1) : 0) + (w.nulls ? n : 0) + w.b.at;
+  const buffer = new ArrayBuffer(bytes);
+  const all = new Uint8Array(buffer);
+  let at = 0;
+  const offsets = written.map((w) => {
+    if (!w.offsets) return null;
+    const o = new Uint32Array(buffer, at, n + 1);
+    o.set(w.offsets);
+    at += 4 * (n + 1);
+    return o;
+  });
+  return written.map((w, k) => {
+    let nulls: Uint8Array | null = null;
+    if (w.nulls) {
+      nulls = all.subarray(at, at + n);
+      nulls.set(w.nulls);
+      at += n;
+    }
+    const values = all.subarray(at, at + w.b.at);
+    values.set(w.b.buf.subarray(0, w.b.at));
+    at += w.b.at;
+    return { encoded: true, nulls, values, offsets: offsets[k] };
+  });
+}
+
+const scratch: Bytes[] = [];
+const words: Uint32Array[] = [];
+const nullBytes: Uint8Array[] = [];
+
+function scratchWords(k: number, n: number): Uint32Array {
+  if (!words[k] || words[k].length < n) words[k] = new Uint32Array(Math.max(n, 2 * (words[k]?.length ?? 0)));
+  return words[k].subarray(0, n);
+}
+
+/** Zeroed null bytes for n rows (writeValues sets only the nulls). */
+function scratchNulls(k: number, n: number): Uint8Array {
+  if (!nullBytes[k] || nullBytes[k].length < n) nullBytes[k] = new Uint8Array(Math.max(n, 2 * (nullBytes[k]?.length ?? 0)));
+  return nullBytes[k].subarray(0, n).fill(0);
 }
 
 /**

@@ -30,8 +30,8 @@ import { IngestRows, mirrorCalls, ROW_SPARE } from '../ingest/rows';
 import { readCallsBefore } from '../ingest/capture-file';
 import { callIndexOf, concatRanges, ENCODED_CALL_COLUMNS, type EncodedCalls } from './call-columns';
 import { nativeColumns, written, type TableName } from './schema';
-import type { BlockRows, EncodedColumn, NumberColumn } from './native';
-import type { NativeInserter, PreparedInsert } from './native-insert';
+import type { BlockRows, EncodedColumn, NativeColumn, NumberColumn } from './native';
+import { encodeBlocks, type NativeInserter, type PreparedInsert } from './native-insert';
 
 /** Rollouts read and written per insert. */
 const CHUNK = 5_000;
@@ -88,6 +88,9 @@ const ROLLOUT_LAYOUT = heldLayout(ROLLOUT_WRITTEN);
 const FILE_LAYOUT = heldLayout(FILE_COLS);
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
+/** The two tables whose rows a write encodes as it reads them (readRollouts), as their blocks' columns. */
+const ROLLOUT_NATIVE = nativeColumns('rollouts', ROLLOUT_LAYOUT.columns);
+const TOOL_NATIVE = nativeColumns('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version']);
 /**
  * A call row as the mirror holds it: an ingested call row (call-row.ts's order) with its rollout's key, run, month
  * and the flush's version in the row's spare slots (rows.ts ROW_SPARE).
@@ -324,9 +327,10 @@ export class ClickhouseSync {
       // (an ingest restarted after a flush that failed half-way reads again from the offsets written before it).
       start(await prepare('calls', CALL_INSERT, [...chunks.map((c) => c.calls), ...chunks.map((c) => takenRows(c.pieces, version))], CALL_INSERT_AT));
       start(await prepare('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]));
-      start(await prepare('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version'], chunks.map((c) => c.tools)));
+      start(await this.prepareEncoded('tool_calls', TOOL_NATIVE, chunks.flatMap((c) => c.tools), ready));
       const deletedRolloutRows = deletedRollouts.map(([no, key]) => deletedRow(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
-      const rollouts = await prepare('rollouts', ROLLOUT_LAYOUT.columns, [...chunks.map((c) => c.rollouts), deletedRolloutRows], ROLLOUT_LAYOUT.at);
+      const rolloutBlocks = [...chunks.flatMap((c) => c.rollouts), ...encodeBlocks(ROLLOUT_NATIVE, [deletedRolloutRows], ROLLOUT_LAYOUT.at)];
+      const rollouts = await this.prepareEncoded('rollouts', ROLLOUT_NATIVE, rolloutBlocks, ready);
       const deletedFileRows = deletedFiles.map(([no, id]) => deletedRow(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
       const fileRows = await prepare('files', FILE_LAYOUT.columns, [files, deletedFileRows], FILE_LAYOUT.at);
       await settle();
@@ -336,7 +340,7 @@ export class ClickhouseSync {
       await settle();
       const wrote = new Set<number>([...deletedRollouts.map(([no]) => no), ...deletedFiles.map(([no]) => no)]);
       for (const row of files) wrote.add(row[0] as number);
-      for (const c of chunks) for (const row of c.rollouts) wrote.add(row[0] as number);
+      for (const c of chunks) for (const no of c.runNos) wrote.add(no);
       for (const no of wrote) this.written.set(this.runs.get(no)!.id, version);
       this.markFlushed(known);
     } catch (err) {
@@ -346,6 +350,12 @@ export class ClickhouseSync {
       this.remark(dirty, fileIds, deletedRollouts, deletedFiles);
       throw err;
     }
+  }
+
+  private async prepareEncoded(table: TableName, columns: readonly NativeColumn[], blocks: readonly Uint8Array[], ready: PreparedInsert[]): Promise<PreparedInsert | null> {
+    const prepared = await this.inserter.prepareEncoded(table, columns, blocks);
+    if (prepared) ready.push(prepared);
+    return prepared;
   }
 
   /** The runs of `known` with no change left to write are written: their marks in ch_unflushed go. */
@@ -425,7 +435,7 @@ export class ClickhouseSync {
 
   private readRollouts(
     pks: number[], fresh: ReadonlySet<number>, version: number, captured: ReadonlyMap<number, Held>,
-  ): { rollouts: unknown[][]; calls: unknown[][]; pieces: OwnedPiece[]; tools: unknown[][]; written: CallOwner[] } {
+  ): { rollouts: Uint8Array[]; runNos: Set<number>; calls: unknown[][]; pieces: OwnedPiece[]; tools: Uint8Array[]; written: CallOwner[] } {
     const list = JSON.stringify(pks);
     const rollouts = this.db
       .prepare(`SELECT r.run_no, ${ROLLOUT_COLS.map((c) => `r.${c}`).join(', ')}, f.path, f.kind FROM main.rollouts r LEFT JOIN main.files f ON f.id = r.line_file
@@ -479,6 +489,8 @@ export class ClickhouseSync {
       const { key, run } = keyOf.get(values[0] as number)!;
       return [key, run.id, run.month, ...values, version];
     });
+    // The rows encoded now (encodeBlocks): kept until their insert, they would survive young collections.
+    const runNos = new Set(rollouts.map((row) => row[0] as number));
     const withCalls = new Set(calls.map((c) => c[CALL.rollout_pk] as number));
     for (const p of pieces) withCalls.add(p.pk);
     const written: CallOwner[] = [];
@@ -489,7 +501,7 @@ export class ClickhouseSync {
       if (none && !withCalls.has(pk)) this.callless.add(id);
       else this.callless.delete(id);
     }
-    return { rollouts, calls, pieces, tools, written };
+    return { rollouts: encodeBlocks(ROLLOUT_NATIVE, [rollouts], ROLLOUT_LAYOUT.at), runNos, calls, pieces, tools: encodeBlocks(TOOL_NATIVE, [tools]), written };
   }
 
   /**

@@ -23,13 +23,13 @@ export function runJob(job: WorkerJob, pack: boolean): JobResult {
     const reads = job.files.map((f) => readFileForIngest(f.file, f.state));
     const counts = reads.map((r) => (r.kind === 'read' ? r.calls.length / CALL_WIDTH : 0));
     if (!pack && !job.encode) return { kind: 'capture', reads, calls: null, counts };
-    const all: unknown[] = [];
+    const flats: unknown[][] = [];
     for (const r of reads) {
       if (r.kind !== 'read') continue;
-      for (const v of r.calls) all.push(v);
+      flats.push(r.calls);
       r.calls = [];
     }
-    return job.encode ? { kind: 'capture', reads, calls: null, encoded: encodeCalls(all), counts } : { kind: 'capture', reads, calls: packCalls(all), counts };
+    return job.encode ? { kind: 'capture', reads, calls: null, encoded: encodeCalls(flats), counts } : { kind: 'capture', reads, calls: packCalls(flats.flat()), counts };
   }
   return { kind: 'rollouts', slice: readRolloutsSlice(job.file, job.from, job.to, job.size, job.atLineStart, job.countCalls) };
 }
