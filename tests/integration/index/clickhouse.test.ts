@@ -3,7 +3,7 @@
 // empty working copy resumes from the database's offsets; a reader that does not ingest follows the database; a
 // database of another schema is refused. One chdb data directory per process (libchdb binds one), so each scenario
 // drops the database it used.
-import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallscopeIndex } from '../../../lib/index/callscope-index';
@@ -269,6 +269,12 @@ describe('the ClickHouse index follows its files', () => {
     const client = await openClient(chdb());
     await client.command({ query: 'RENAME TABLE callscope.calls TO callscope.calls_away' });
     await expect(ch.refresh()).rejects.toThrow();
+    // Nothing after the calls was inserted: no rollout row, no read offset (a restart would skip the calls), and the
+    // blocks encoded for them are gone from the spool.
+    const count = async (table: string) => Number(((await (await client.query({ query: `SELECT count() FROM callscope.${table}`, format: 'JSONCompactEachRow' })).json()) as [string][])[0][0]);
+    expect(await count('rollouts')).toBe(0);
+    expect(await count('files')).toBe(0);
+    expect(readdirSync(`${path.join(fx.tmp, 'chdb')}.inserts-${process.pid}`)).toEqual([]);
     await client.command({ query: 'RENAME TABLE callscope.calls_away TO callscope.calls' });
     await client.close();
     // The same process writes what it could not, with no file changed since (its rollouts' calls are no longer held).
