@@ -7,7 +7,7 @@
 // (upstream's score function raises), or without task or rollout index (its sort raises). A file without agent_ref
 // names gets one group of agent null (upstream skips such rows; their tasks are still worth seeing).
 import { z } from 'zod';
-import { passMajorityMetrics, pySum, taskPassAtK } from './pass-at-k';
+import { passMajorityMetrics, pySum, taskPassAtKs } from './pass-at-k';
 
 /** A persisted rollout as the task view reads it. `tokens_total` and `latency_ms` are null when unknown. */
 export interface TaskRolloutRow {
@@ -70,10 +70,20 @@ export const AgentTasksSchema = z.object({
 });
 export type AgentTasks = z.infer<typeof AgentTasksSchema>;
 
-function spread(values: (number | null)[]): Spread {
-  const known = values.filter((v): v is number => v !== null);
-  if (!known.length) return { min: null, max: null, mean: null, unknown: values.length };
-  return { min: Math.min(...known), max: Math.max(...known), mean: pySum(known) / known.length, unknown: values.length - known.length };
+/** A figure's spread over rows (one pass, no list of the known values but for their sum). */
+function spread(rows: readonly TaskRolloutRow[], figure: 'tokens_total' | 'latency_ms'): Spread {
+  const known: number[] = [];
+  let min = Infinity;
+  let max = -Infinity;
+  for (const r of rows) {
+    const v = r[figure];
+    if (v === null) continue;
+    known.push(v);
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  if (!known.length) return { min: null, max: null, mean: null, unknown: rows.length };
+  return { min, max, mean: pySum(known) / known.length, unknown: rows.length - known.length };
 }
 
 /** Sample standard deviation, two-pass; 0 for fewer than two values. */
@@ -83,30 +93,49 @@ export function sampleStd(values: readonly number[]): number {
   return Math.sqrt(pySum(values.map((v) => (v - mean) * (v - mean))) / (values.length - 1));
 }
 
-function group(agent: string | null, taskIndex: number, rows: TaskRolloutRow[], failed: number): Omit<TaskGroup, 'partial'> {
-  const rewards = rows.map((r) => r.reward as number);
+/**
+ * One task's group, with its pass@k fractions for the run's metrics; `partial` is set once the agent's largest group is
+ * known (the key stays last).
+ */
+function group(agent: string | null, taskIndex: number, rows: TaskRolloutRow[], failed: number): { group: TaskGroup; passes: number[] } {
+  const n = rows.length;
+  const rewards = new Array<number>(n);
+  const keys = new Array<string>(n);
+  let task: string | null = null;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    const reward = r.reward as number;
+    rewards[i] = reward;
+    keys[i] = r.key;
+    if (task === null) task = r.task;
+    min = Math.min(min, reward);
+    max = Math.max(max, reward);
+  }
+  const passes = taskPassAtKs(rewards);
   const passAtK: Record<string, number> = {};
-  for (let k = 1; k <= rewards.length; k++) passAtK[k] = 100.0 * (taskPassAtK(rewards, k) as number);
-  const min = Math.min(...rewards);
-  const max = Math.max(...rewards);
-  return {
+  for (let k = 1; k <= n; k++) passAtK[k] = 100.0 * passes[k - 1];
+  const group: TaskGroup = {
     agent,
     task_index: taskIndex,
-    task: rows.find((r) => r.task !== null)?.task ?? null,
-    rollouts: rows.length,
+    task,
+    rollouts: n,
     rewards,
-    rollout_ids: rows.map((r) => r.key),
-    reward_mean: pySum(rewards) / rewards.length,
+    rollout_ids: keys,
+    reward_mean: pySum(rewards) / n,
     reward_std: sampleStd(rewards),
     reward_min: min,
     reward_max: max,
-    zero_variance: rows.length >= 2 && min === max,
+    zero_variance: n >= 2 && min === max,
     'pass@k': passAtK,
     solved: max <= 0 ? 'never' : min >= 1 ? 'always' : 'some',
-    tokens: spread(rows.map((r) => r.tokens_total)),
-    latency_ms: spread(rows.map((r) => r.latency_ms)),
+    tokens: spread(rows, 'tokens_total'),
+    latency_ms: spread(rows, 'latency_ms'),
     failed_attempts: failed,
+    partial: false,
   };
+  return { group, passes };
 }
 
 /** The words every name starts with, when there are two names or more and they share at least 24 characters. */
@@ -187,9 +216,10 @@ export function taskGroups(rows: Iterable<TaskRolloutRow>, failures: Iterable<{ 
     }
   }
   return [...agents].map(([agent, a]) => {
-    const tasks = [...a.rows].sort(([x], [y]) => x - y).map(([taskIndex, list]) => group(agent, taskIndex, list, failed.get(failureKey(agent, taskIndex)) ?? 0));
-    const { metrics, maxK } = passMajorityMetrics(tasks.map((t) => t.rewards));
-    const groups = tasks.map((t) => ({ ...t, partial: t.rollouts < maxK }));
+    const built = [...a.rows].sort(([x], [y]) => x - y).map(([taskIndex, list]) => group(agent, taskIndex, list, failed.get(failureKey(agent, taskIndex)) ?? 0));
+    const groups = built.map((b) => b.group);
+    const { metrics, maxK } = passMajorityMetrics(groups.map((t) => t.rewards), built.map((b) => b.passes));
+    for (const t of groups) t.partial = t.rollouts < maxK;
     const count = (f: (t: TaskGroup) => boolean) => groups.reduce((n, t) => n + (f(t) ? 1 : 0), 0);
     return {
       agent,

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bigRatio, combRatio, passMajorityMetrics, pySum, taskPassAtK } from '@/lib/rollouts/pass-at-k';
+import { bigRatio, combRatio, passMajorityMetrics, prefixMeans, pySum, taskPassAtK, taskPassAtKs } from '@/lib/rollouts/pass-at-k';
 
 const reference = JSON.parse(readFileSync(new URL('../../fixtures/pass-at-k/cases.json', import.meta.url), 'utf8')) as {
   cases: { name: string; tasks: number[][]; max_k: number; metrics: Record<string, number> }[];
@@ -76,5 +76,34 @@ describe('the arithmetic under it', () => {
     expect(combRatio(50, 64, 32)).toBe(9.851190148837262e-6);
     expect(combRatio(40, 64, 20)).toBe(7.025915160439794e-6);
     expect(1 - combRatio(33, 61, 17)).toBe(0.9999978264944368);
+  });
+});
+
+describe('the one-pass forms the task groups use', () => {
+  // Binary rewards half the time (the comb path), any finite floats otherwise (the running max), 1 to 40 rollouts.
+  const rewards = fc.oneof(
+    fc.array(fc.constantFrom(0, 1), { minLength: 1, maxLength: 40 }),
+    fc.array(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 40 }),
+  );
+
+  it('taskPassAtKs gives taskPassAtK for every k, to the bit', () => {
+    fc.assert(
+      fc.property(rewards, (values) => {
+        const all = taskPassAtKs(values);
+        expect(all).toHaveLength(values.length);
+        values.forEach((_, i) => expect(Object.is(all[i], taskPassAtK(values, i + 1))).toBe(true));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("prefixMeans gives each prefix's pySum over its length, to the bit", () => {
+    fc.assert(
+      fc.property(rewards, (values) => {
+        const means = prefixMeans(values);
+        values.forEach((_, i) => expect(Object.is(means[i], pySum(values.slice(0, i + 1)) / (i + 1))).toBe(true));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
