@@ -489,7 +489,6 @@ export class ClickhouseSync {
       const { key, run } = keyOf.get(values[0] as number)!;
       return [key, run.id, run.month, ...values, version];
     });
-    // The rows encoded now (encodeBlocks): kept until their insert, they would survive young collections.
     const runNos = new Set(rollouts.map((row) => row[0] as number));
     const withCalls = new Set(calls.map((c) => c[CALL.rollout_pk] as number));
     for (const p of pieces) withCalls.add(p.pk);
@@ -501,13 +500,9 @@ export class ClickhouseSync {
       if (none && !withCalls.has(pk)) this.callless.add(id);
       else this.callless.delete(id);
     }
+    // The rows encoded now (encodeBlocks): kept until their insert, they would survive young collections.
     return { rollouts: encodeBlocks(ROLLOUT_NATIVE, [rollouts], ROLLOUT_LAYOUT.at), runNos, calls, pieces, tools: encodeBlocks(TOOL_NATIVE, [tools]), written };
   }
-
-  /**
-   * Inserts the rows of `parts` (each a list of rows: values in `columns`' order, or each column's at its index in
-   * `at`; or rows given column by column) into `table` as one insert.
-   */
 }
 
 /** A deleted row laid out as a held one (heldLayout): its key columns, zeros and nulls elsewhere (a deleted row is never read). */
