@@ -15,15 +15,20 @@ function intSum(values: JsonValue[]): number | bigint | null {
   return sum <= BigInt(Number.MAX_SAFE_INTEGER) && sum >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(sum) : sum;
 }
 
-/** CPython's compensated float sum (`sum()` since 3.12). */
-export function neumaierSum(values: readonly number[]): number {
+/**
+ * CPython's compensated float sum (`sum()` since 3.12). `prefix`, when given, hears the sum of each prefix as the same
+ * `sum()` of it would be (k values, k from 1), on the way.
+ */
+export function neumaierSum(values: readonly number[], prefix?: (k: number, sum: number) => void): number {
   let s = 0;
   let c = 0;
+  let k = 0;
   for (const x of values) {
     const t = s + x;
     if (Math.abs(s) >= Math.abs(x)) c += s - t + x;
     else c += x - t + s;
     s = t;
+    if (prefix) prefix(++k, c && Number.isFinite(c) ? s + c : s);
   }
   if (c && Number.isFinite(c)) s += c;
   return s;

@@ -61,19 +61,10 @@ export function combRatio(nIncorrect: number, n: number, k: number): number {
 
 const isBinary = (values: readonly number[]) => values.every((v) => v === 0 || v === 1);
 
-/** One task's pass@k (a fraction, 0–1) for its values in rollout order, or null when it has fewer than k. */
-export function taskPassAtK(values: readonly number[], k: number): number | null {
-  if (values.length === 0 || k > values.length) return null;
-  if (isBinary(values)) {
-    const incorrect = values.reduce<number>((n, v) => n + (v ? 0 : 1), 0);
-    return incorrect < k ? 1.0 : 1.0 - combRatio(incorrect, values.length, k);
-  }
-  return Math.max(...values.slice(0, k));
-}
-
 /**
- * taskPassAtK of a task for every k from 1 to its size, in one pass over its values (the same figures: a run of 12,500
- * tasks builds its groups without a pass per k).
+ * One task's pass@k (a fraction, 0–1) for every k from 1 to its size, its values in rollout order: binary rewards
+ * 1 − C(incorrect, k) / C(n, k) (1 when fewer than k are incorrect), others the maximum of the first k. One pass over the
+ * values for all k (a run of 12,500 tasks builds its groups without a pass per k); a task has no pass@k past its size.
  */
 export function taskPassAtKs(values: readonly number[]): number[] {
   const n = values.length;
@@ -89,19 +80,10 @@ export function taskPassAtKs(values: readonly number[]): number[] {
   return out;
 }
 
-/** `pySum(values.slice(0, k)) / k` for every k from 1 to the values' count: each prefix's sum as pySum adds it. */
+/** `pySum(values.slice(0, k)) / k` for every k from 1 to the values' count (each prefix summed as pySum sums it). */
 export function prefixMeans(values: readonly number[]): number[] {
   const out = new Array<number>(values.length);
-  let s = 0;
-  let c = 0;
-  for (let k = 1; k <= values.length; k++) {
-    const x = values[k - 1];
-    const t = s + x;
-    if (Math.abs(s) >= Math.abs(x)) c += s - t + x;
-    else c += x - t + s;
-    s = t;
-    out[k - 1] = (c && Number.isFinite(c) ? s + c : s) / k;
-  }
+  pySum(values, (k, sum) => (out[k - 1] = sum / k));
   return out;
 }
 

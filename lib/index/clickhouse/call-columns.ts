@@ -20,22 +20,15 @@ export interface EncodedCalls {
   columns: WholeColumn[];
 }
 
-/** Encodes the calls of reads' flat rows (CALL_WIDTH values each, call-row.ts's order), in the order given. */
+/** Encodes the calls of reads' flat rows (CALL_WIDTH values each, call-row.ts's order), one list after another. */
 export function encodeCalls(flats: readonly (readonly unknown[])[]): EncodedCalls {
-  let n = 0;
-  for (const f of flats) n += f.length / CALL_WIDTH;
-  // Row r's value of column j: rows of one flat list after another (no list of all of them made).
-  const start = new Int32Array(flats.length + 1);
-  flats.forEach((f, k) => (start[k + 1] = start[k] + f.length / CALL_WIDTH));
-  let k = 0;
-  const at = (r: number, j: number) => {
-    if (r < start[k] || r >= start[k + 1]) {
-      k = 0;
-      while (r >= start[k + 1]) k++;
-    }
-    return flats[k][(r - start[k]) * CALL_WIDTH + j];
-  };
-  return { n, columns: encodeColumns(ENCODED_CALL_COLUMNS.map(({ name, type }) => ({ type, get: (r) => at(r, CALL[name]) })), n) };
+  const flat = flats.length === 1 ? flats[0] : ([] as unknown[]).concat(...flats);
+  const n = flat.length / CALL_WIDTH;
+  const specs = ENCODED_CALL_COLUMNS.map(({ name, type }) => {
+    const j = CALL[name];
+    return { type, get: (r: number) => flat[r * CALL_WIDTH + j] };
+  });
+  return { n, columns: encodeColumns(specs, n) };
 }
 
 /** The buffers of encoded calls, for a worker's message to move rather than copy. */

@@ -147,14 +147,8 @@ export interface BlockRows {
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * One Native block of `rows`: each row's values in `columns`' order, or column c's at index `at[c]` of each row. A
- * null in a column that is not Nullable is written as the type's default (deleted rows' unused columns).
+ * Rows given row by row as BlockRows: each row's values in `columns`' order, or column c's at index `at[c]` of each row.
  */
-export function nativeBlock(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[], at?: readonly number[]): Buffer {
-  return nativeBlockOf(columns, nativeRows(columns, rows, at));
-}
-
-/** Rows given row by row (nativeBlock's) as BlockRows. */
 export function nativeRows(columns: readonly NativeColumn[], rows: readonly (readonly unknown[])[], at?: readonly number[]): BlockRows {
   if (at && at.length !== columns.length) throw new Error(`a Native block of ${columns.length} columns given ${at.length} indices`);
   return {
@@ -166,14 +160,11 @@ export function nativeRows(columns: readonly NativeColumn[], rows: readonly (rea
   };
 }
 
-/** One Native block of rows given column by column (nativeBlock's rules). */
-export function nativeBlockOf(columns: readonly NativeColumn[], rows: BlockRows): Buffer {
-  return Buffer.concat(nativeBlockPieces(columns, rows));
-}
-
 /**
- * nativeBlockOf as the pieces of its bytes, in order: an encoded column's bytes are pieces as given (not copied), and
- * each other column is written into a buffer of its own (a block is never grown, and so copied, as a whole).
+ * One Native block of rows given column by column, as the pieces of its bytes in order. An encoded column's bytes are
+ * pieces as given (not copied); each other column is written into a buffer of its own (a block is never grown, and so
+ * copied, as a whole). A null in a column that is not Nullable is written as the type's default (deleted rows' unused
+ * columns).
  */
 export function nativeBlockPieces(columns: readonly NativeColumn[], rows: BlockRows): Uint8Array[] {
   const n = rows.n;
@@ -233,7 +224,7 @@ function sizeOf(base: string, given: ((r: number) => unknown) | NumberColumn, n:
 }
 
 /**
- * Columns of n rows each in Native's form, to be written into blocks later (nativeBlockOf, as EncodedColumns) or cut by
+ * Columns of n rows each in Native's form, to be written into blocks later (nativeBlockPieces, as EncodedColumns) or cut by
  * row (offsets): all of them in one buffer, so that a worker's message moves one buffer for a job's calls. Each column is
  * written into a buffer of this thread's kept from call to call, then copied into that one.
  */

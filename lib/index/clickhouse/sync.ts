@@ -29,8 +29,8 @@ import { CALL, CALL_COLUMNS, CALL_WIDTH } from '../call-row';
 import { IngestRows, mirrorCalls, ROW_SPARE } from '../ingest/rows';
 import { readCallsBefore } from '../ingest/capture-file';
 import { callIndexOf, concatRanges, ENCODED_CALL_COLUMNS, type EncodedCalls } from './call-columns';
-import { nativeColumns, written, type TableName } from './schema';
-import type { BlockRows, EncodedColumn, NativeColumn, NumberColumn } from './native';
+import { nativeColumns, written } from './schema';
+import type { BlockRows, EncodedColumn, NumberColumn } from './native';
 import { encodeBlocks, type NativeInserter, type PreparedInsert } from './native-insert';
 
 /** Rollouts read and written per insert. */
@@ -88,9 +88,11 @@ const ROLLOUT_LAYOUT = heldLayout(ROLLOUT_WRITTEN);
 const FILE_LAYOUT = heldLayout(FILE_COLS);
 const CALL_COLS = written('calls');
 const TOOL_COLS = written('tool_calls');
-/** The two tables whose rows a write encodes as it reads them (readRollouts), as their blocks' columns. */
+/** Each insert's columns as its blocks carry them (the rollouts' and tool calls' encoded as readRollouts reads them). */
 const ROLLOUT_NATIVE = nativeColumns('rollouts', ROLLOUT_LAYOUT.columns);
 const TOOL_NATIVE = nativeColumns('tool_calls', ['key', 'run', 'run_month', ...TOOL_COLS, 'version']);
+const FILE_NATIVE = nativeColumns('files', FILE_LAYOUT.columns);
+const DROPPED_NATIVE = nativeColumns('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted']);
 /**
  * A call row as the mirror holds it: an ingested call row (call-row.ts's order) with its rollout's key, run, month
  * and the flush's version in the row's spare slots (rows.ts ROW_SPARE).
@@ -107,6 +109,7 @@ const CALL_INSERT_AT = [KEY_AT, RUN_AT, MONTH_AT, ...CALL_COLS.map((name) => {
   if (at < 0) throw new Error(`lib/index/clickhouse/sync.ts: the calls column ${name} is not in call-row.ts`);
   return at;
 }), VERSION_AT];
+const CALL_NATIVE = nativeColumns('calls', CALL_INSERT);
 
 /**
  * The marks of what changed in the mirrored runs (@runs: their run numbers, as JSON), each table with its condition: a
@@ -298,8 +301,8 @@ export class ClickhouseSync {
     // Each table's block is encoded (and spooled) while the engine inserts the tables before it.
     const ready: PreparedInsert[] = [];
     let started: Promise<void>[] = [];
-    const prepare = async (table: TableName, columns: string[], parts: (unknown[][] | BlockRows)[], at?: readonly number[]) => {
-      const prepared = await this.inserter.prepare(table, nativeColumns(table, columns), parts, at);
+    /** A prepared insert, kept to be discarded if the write fails before running it. */
+    const keep = (prepared: PreparedInsert | null) => {
       if (prepared) ready.push(prepared);
       return prepared;
     };
@@ -325,14 +328,15 @@ export class ClickhouseSync {
       // The calls' three inserts run at once; a rollout's row after its calls (a reader that sees the row finds them),
       // and the files' read offsets last: an offset in the database says that the rows read up to it are there too
       // (an ingest restarted after a flush that failed half-way reads again from the offsets written before it).
-      start(await prepare('calls', CALL_INSERT, [...chunks.map((c) => c.calls), ...chunks.map((c) => takenRows(c.pieces, version))], CALL_INSERT_AT));
-      start(await prepare('calls', ['key', 'run', 'run_month', 'rollout_pk', 'call_index', 'version', 'deleted'], [dropped]));
-      start(await this.prepareEncoded('tool_calls', TOOL_NATIVE, chunks.flatMap((c) => c.tools), ready));
+      const taken = chunks.map((c) => takenRows(c.pieces, version));
+      start(keep(await this.inserter.prepare('calls', CALL_NATIVE, [...chunks.map((c) => c.calls), ...taken], CALL_INSERT_AT)));
+      start(keep(await this.inserter.prepare('calls', DROPPED_NATIVE, [dropped])));
+      start(keep(await this.inserter.prepareEncoded('tool_calls', TOOL_NATIVE, chunks.flatMap((c) => c.tools))));
       const deletedRolloutRows = deletedRollouts.map(([no, key]) => deletedRow(ROLLOUT_WRITTEN, { key, pk: 0 }, run(no), version));
       const rolloutBlocks = [...chunks.flatMap((c) => c.rollouts), ...encodeBlocks(ROLLOUT_NATIVE, [deletedRolloutRows], ROLLOUT_LAYOUT.at)];
-      const rollouts = await this.prepareEncoded('rollouts', ROLLOUT_NATIVE, rolloutBlocks, ready);
+      const rollouts = keep(await this.inserter.prepareEncoded('rollouts', ROLLOUT_NATIVE, rolloutBlocks));
       const deletedFileRows = deletedFiles.map(([no, id]) => deletedRow(FILE_COLS, { id, path: '', kind: '' }, run(no), version));
-      const fileRows = await prepare('files', FILE_LAYOUT.columns, [files, deletedFileRows], FILE_LAYOUT.at);
+      const fileRows = keep(await this.inserter.prepare('files', FILE_NATIVE, [files, deletedFileRows], FILE_LAYOUT.at));
       await settle();
       start(rollouts);
       await settle();
@@ -350,12 +354,6 @@ export class ClickhouseSync {
       this.remark(dirty, fileIds, deletedRollouts, deletedFiles);
       throw err;
     }
-  }
-
-  private async prepareEncoded(table: TableName, columns: readonly NativeColumn[], blocks: readonly Uint8Array[], ready: PreparedInsert[]): Promise<PreparedInsert | null> {
-    const prepared = await this.inserter.prepareEncoded(table, columns, blocks);
-    if (prepared) ready.push(prepared);
-    return prepared;
   }
 
   /** The runs of `known` with no change left to write are written: their marks in ch_unflushed go. */

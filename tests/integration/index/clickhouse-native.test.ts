@@ -8,10 +8,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { openClient, parseClickhouseUrl } from '../../../lib/index/clickhouse/connection';
-import { nativeBlock, nativeTypeOf, type NativeColumn } from '../../../lib/index/clickhouse/native';
+import { nativeTypeOf, type NativeColumn } from '../../../lib/index/clickhouse/native';
 import { concatRanges, ENCODED_CALL_COLUMNS, encodeCalls, type CallRange } from '../../../lib/index/clickhouse/call-columns';
 import { CALL, CALL_WIDTH } from '../../../lib/index/call-row';
-import { NativeInserter } from '../../../lib/index/clickhouse/native-insert';
+import { encodeBlocks, NativeInserter } from '../../../lib/index/clickhouse/native-insert';
 import { nativeColumns } from '../../../lib/index/clickhouse/schema';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'callscope-clickhouse-native-'));
@@ -98,7 +98,7 @@ describe('Native blocks', () => {
     await roundTrip([[1, 1, 1, 1, 1, 1, 1, 'a', 'b', 'c', 'd']]);
     expect(readdirSync(`${path.join(tmp, 'chdb')}.inserts-${process.pid}`)).toEqual([]);
     expect(() => nativeTypeOf('Array(String)')).toThrow(/Array\(String\)/);
-    expect(() => nativeBlock([{ name: 'x', type: 'Date' as never }], [[1]])).toThrow(/Date/);
+    expect(() => encodeBlocks([{ name: 'x', type: 'Date' as never }], [[[1]]])).toThrow(/Date/);
   });
 
   it('takes each column from its index in the row when given one, and writes a run of equal values as the first', async () => {
@@ -110,7 +110,7 @@ describe('Native blocks', () => {
       }),
       { numRuns: 20 },
     );
-    expect(() => nativeBlock(COLUMNS, [[1]], [0])).toThrow(/11 columns given 1 indices/);
+    expect(() => encodeBlocks(COLUMNS, [[[1]]], [0])).toThrow(/11 columns given 1 indices/);
   });
 
   it('writes calls encoded by the workers (call-columns.ts) cut into ranges and joined, beside number columns given whole, as their values', async () => {

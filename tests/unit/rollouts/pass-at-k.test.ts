@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { bigRatio, combRatio, passMajorityMetrics, prefixMeans, pySum, taskPassAtK, taskPassAtKs } from '@/lib/rollouts/pass-at-k';
+import { bigRatio, combRatio, passMajorityMetrics, prefixMeans, pySum, taskPassAtKs } from '@/lib/rollouts/pass-at-k';
 
 const reference = JSON.parse(readFileSync(new URL('../../fixtures/pass-at-k/cases.json', import.meta.url), 'utf8')) as {
   cases: { name: string; tasks: number[][]; max_k: number; metrics: Record<string, number> }[];
@@ -24,21 +24,18 @@ describe("pass@k equals NeMo Gym's compute_pass_majority_metrics", () => {
 describe('pass@k by hand', () => {
   it('binary: 1 − C(incorrect, k) / C(n, k), 1 when fewer than k are incorrect', () => {
     // 4 rollouts, 2 incorrect: pass@1 = 1 − 2/4, pass@2 = 1 − 1/6, pass@3 = 1 (only 2 can fail).
-    expect(taskPassAtK([1, 0, 0, 1], 1)).toBe(0.5);
-    expect(taskPassAtK([1, 0, 0, 1], 2)).toBe(1 - 1 / 6);
-    expect(taskPassAtK([1, 0, 0, 1], 3)).toBe(1);
-    expect(taskPassAtK([0, 0, 0, 0], 4)).toBe(0);
+    expect(taskPassAtKs([1, 0, 0, 1])).toEqual([0.5, 1 - 1 / 6, 1, 1]);
+    expect(taskPassAtKs([0, 0, 0, 0])[3]).toBe(0);
   });
 
   it('continuous: the maximum of the first k, in rollout order', () => {
-    expect(taskPassAtK([0.25, 0.75, 0.5], 1)).toBe(0.25);
-    expect(taskPassAtK([0.25, 0.75, 0.5], 2)).toBe(0.75);
+    expect(taskPassAtKs([0.25, 0.75, 0.5])).toEqual([0.25, 0.75, 0.75]);
     // One value outside {0, 1} makes the whole task continuous.
-    expect(taskPassAtK([1, 0, 0.5], 1)).toBe(1);
+    expect(taskPassAtKs([1, 0, 0.5])[0]).toBe(1);
   });
 
   it('a task with fewer than k rollouts has no pass@k and is left out of the mean', () => {
-    expect(taskPassAtK([1, 0], 3)).toBeNull();
+    expect(taskPassAtKs([1, 0])).toHaveLength(2);
     const { metrics, maxK } = passMajorityMetrics([[1, 1, 1], [0, 0]]);
     expect(maxK).toBe(3);
     expect(metrics['pass@3/accuracy']).toBe(100); // only the first task has 3
@@ -86,12 +83,19 @@ describe('the one-pass forms the task groups use', () => {
     fc.array(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 40 }),
   );
 
-  it('taskPassAtKs gives taskPassAtK for every k, to the bit', () => {
+  // Upstream's pass@k for one k, as reward_profile.py writes it: the reference the one-pass form is held to.
+  const passAtK = (values: number[], k: number) => {
+    if (!values.every((v) => v === 0 || v === 1)) return Math.max(...values.slice(0, k));
+    const incorrect = values.filter((v) => v === 0).length;
+    return incorrect < k ? 1.0 : 1.0 - combRatio(incorrect, values.length, k);
+  };
+
+  it("taskPassAtKs gives upstream's pass@k for every k, to the bit", () => {
     fc.assert(
       fc.property(rewards, (values) => {
         const all = taskPassAtKs(values);
         expect(all).toHaveLength(values.length);
-        values.forEach((_, i) => expect(Object.is(all[i], taskPassAtK(values, i + 1))).toBe(true));
+        values.forEach((_, i) => expect(Object.is(all[i], passAtK(values, i + 1))).toBe(true));
       }),
       { numRuns: 300 },
     );
