@@ -12,6 +12,17 @@ import type { Distribution } from '../../api/compare-schemas';
 import { taskGroups, type AgentTasks, type TaskRolloutRow } from '../../rollouts/task-groups';
 import type { CallLocation } from '../queries/payload';
 
+/** The columns of a run's rows the task groups are built from (Reads.taskGroups), one array each. */
+interface TaskColumns {
+  agent: (string | null)[];
+  task_index: (number | null)[];
+  key: string[];
+  rollout_index: (number | null)[];
+  reward: (number | null)[];
+  shown_tokens_total: (number | null)[];
+  latency_sum: (number | null)[];
+}
+
 /** Query parameters, named p0, p1, … in the order they are added, each with its ClickHouse type. */
 export class Params {
   readonly values: Record<string, unknown> = {};
@@ -157,30 +168,45 @@ export class Reads {
   }
 
   /**
-   * The run's task groups (task-groups.ts taskGroups over the rows aggregates/tasks.ts reads in SQLite): the columns
-   * the groups take, a task's rows together in one array (in rollout_index, line_no, pk order: the order within a
-   * task is all the groups depend on), and each task's name once: a group takes the name of its first row that has
-   * one, the first by that order of the rows it takes, so every row of the task carries it. A run's 100k rows come
-   * out of the engine as some 12k arrays, far cheaper to decode than 100k rows.
+   * The run's task groups (task-groups.ts taskGroups over the rows aggregates/tasks.ts reads in SQLite): the rows in
+   * SQLite's order (task, rollout index, line, pk; rows without indices first), as columns (JSONColumnsWithMetadata:
+   * one array per column, far cheaper to decode than 100k rows, and no per-task arrays for the engine to build and sort);
+   * each task's name once, from a query of its own run beside it: a group takes the name of its first row that has
+   * one, the first by that order of the rows it takes, so every row of the task carries it.
    */
   async taskGroups(run: string): Promise<AgentTasks[]> {
     const from = `FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0 AND line_problem IS NULL`;
-    const [tasks, failures] = await Promise.all([
-      this.arrays<[string | null, number | null, string | null, [number, number, number, string, number | null, number | null, number | null, number | null][]]>(
-        `SELECT agent, task_index, argMinIf(name, (rollout_index, line_no, pk), name IS NOT NULL AND rollout_index IS NOT NULL AND reward IS NOT NULL),
-          arraySort(groupArray((ifNull(rollout_index, -1), line_no, pk, key, rollout_index, reward, shown_tokens_total, latency_sum)))
-         FROM (SELECT agent, task_index, rollout_index, line_no, pk, key, reward, shown_tokens_total, latency_sum, ifNull(task, substringUTF8(prompt, 1, 200)) AS name
-           ${from} AND line_kind = 'rollouts')
-         GROUP BY agent, task_index`,
+    const [rs, names, failures] = await Promise.all([
+      this.client.query({
+        query: `SELECT agent, task_index, key, rollout_index, reward, shown_tokens_total, latency_sum ${from} AND line_kind = 'rollouts'
+          ORDER BY task_index NULLS FIRST, rollout_index NULLS FIRST, line_no, pk`,
+        query_params: { run },
+        format: 'JSONColumnsWithMetadata',
+      }),
+      this.arrays<[string | null, number, string | null]>(
+        `SELECT agent, task_index, argMinIf(ifNull(task, substringUTF8(prompt, 1, 200)), (rollout_index, line_no, pk),
+           (task IS NOT NULL OR prompt IS NOT NULL) AND rollout_index IS NOT NULL AND reward IS NOT NULL)
+         ${from} AND line_kind = 'rollouts' AND task_index IS NOT NULL GROUP BY agent, task_index`,
         { run },
       ),
       this.arrays<[string | null, number | null]>(`SELECT agent, task_index ${from} AND line_kind = 'failures'`, { run }),
     ]);
-    const lines: TaskRolloutRow[] = [];
-    for (const [agent, taskIndex, name, list] of tasks) {
-      for (const [, , , key, rolloutIndex, reward, tokens, latency] of list) {
-        lines.push({ key, agent, task_index: taskIndex, rollout_index: rolloutIndex, reward, task: taskIndex === null ? null : name, tokens_total: tokens, latency_ms: latency });
-      }
+    // No rows: no columns at all (`data` is {}).
+    const { data, rows: n } = await rs.json<{ data: TaskColumns; rows: number }>();
+    const nameOf = new Map<string | null, Map<number, string | null>>();
+    for (const [agent, taskIndex, name] of names) {
+      let byTask = nameOf.get(agent);
+      if (!byTask) nameOf.set(agent, (byTask = new Map()));
+      byTask.set(taskIndex, name);
+    }
+    const lines = new Array<TaskRolloutRow>(n);
+    for (let i = 0; i < n; i++) {
+      const agent = data.agent[i];
+      const taskIndex = data.task_index[i];
+      lines[i] = {
+        key: data.key[i], agent, task_index: taskIndex, rollout_index: data.rollout_index[i], reward: data.reward[i],
+        task: taskIndex === null ? null : (nameOf.get(agent)?.get(taskIndex) ?? null), tokens_total: data.shown_tokens_total[i], latency_ms: data.latency_sum[i],
+      };
     }
     return taskGroups(lines, failures.map(([agent, task_index]) => ({ agent, task_index })));
   }
