@@ -70,20 +70,19 @@ export const AgentTasksSchema = z.object({
 });
 export type AgentTasks = z.infer<typeof AgentTasksSchema>;
 
-/** A figure's spread over rows (one pass, no list of the known values but for their sum). */
-function spread(rows: readonly TaskRolloutRow[], figure: 'tokens_total' | 'latency_ms'): Spread {
+/** A figure's spread over a task's rollouts (null: unknown), in one pass with no list of the known values but for their sum. */
+function spread(values: readonly (number | null)[]): Spread {
   const known: number[] = [];
   let min = Infinity;
   let max = -Infinity;
-  for (const r of rows) {
-    const v = r[figure];
+  for (const v of values) {
     if (v === null) continue;
     known.push(v);
     min = Math.min(min, v);
     max = Math.max(max, v);
   }
-  if (!known.length) return { min: null, max: null, mean: null, unknown: rows.length };
-  return { min, max, mean: pySum(known) / known.length, unknown: rows.length - known.length };
+  if (!known.length) return { min: null, max: null, mean: null, unknown: values.length };
+  return { min, max, mean: pySum(known) / known.length, unknown: values.length - known.length };
 }
 
 /** Sample standard deviation, two-pass; 0 for fewer than two values. */
@@ -93,25 +92,34 @@ export function sampleStd(values: readonly number[]): number {
   return Math.sqrt(pySum(values.map((v) => (v - mean) * (v - mean))) / (values.length - 1));
 }
 
+/** One task's rollouts as its group takes them, in order: each figure a list, and the task's name. */
+interface TaskLists {
+  keys: string[];
+  rewards: number[];
+  tokens: (number | null)[];
+  latency: (number | null)[];
+  task: string | null;
+}
+
+/** An agent's rollouts as grouping reads them: its tasks' lists by task index, and the rows it leaves out. */
+interface AgentLists {
+  tasks: Map<number, TaskLists>;
+  noReward: number;
+  noIndex: number;
+}
+
 /**
  * One task's group, with its pass@k fractions for the run's metrics; `partial` is set once the agent's largest group is
  * known (the key stays last).
  */
-function group(agent: string | null, taskIndex: number, rows: TaskRolloutRow[], failed: number): { group: TaskGroup; passes: number[] } {
-  const n = rows.length;
-  const rewards = new Array<number>(n);
-  const keys = new Array<string>(n);
-  let task: string | null = null;
+function group(agent: string | null, taskIndex: number, lists: TaskLists, failed: number): { group: TaskGroup; passes: number[] } {
+  const { rewards, keys } = lists;
+  const n = rewards.length;
   let min = Infinity;
   let max = -Infinity;
   for (let i = 0; i < n; i++) {
-    const r = rows[i];
-    const reward = r.reward as number;
-    rewards[i] = reward;
-    keys[i] = r.key;
-    if (task === null) task = r.task;
-    min = Math.min(min, reward);
-    max = Math.max(max, reward);
+    min = Math.min(min, rewards[i]);
+    max = Math.max(max, rewards[i]);
   }
   const passes = taskPassAtKs(rewards);
   const passAtK: Record<string, number> = {};
@@ -119,7 +127,7 @@ function group(agent: string | null, taskIndex: number, rows: TaskRolloutRow[], 
   const group: TaskGroup = {
     agent,
     task_index: taskIndex,
-    task,
+    task: lists.task,
     rollouts: n,
     rewards,
     rollout_ids: keys,
@@ -130,8 +138,8 @@ function group(agent: string | null, taskIndex: number, rows: TaskRolloutRow[], 
     zero_variance: n >= 2 && min === max,
     'pass@k': passAtK,
     solved: max <= 0 ? 'never' : min >= 1 ? 'always' : 'some',
-    tokens: spread(rows, 'tokens_total'),
-    latency_ms: spread(rows, 'latency_ms'),
+    tokens: spread(lists.tokens),
+    latency_ms: spread(lists.latency),
     failed_attempts: failed,
     partial: false,
   };
@@ -201,41 +209,93 @@ const failureKey = (agent: string | null, task: number | null) => `${agent ?? ''
  * `failures` the sidecar's rows (agent and task index only).
  */
 export function taskGroups(rows: Iterable<TaskRolloutRow>, failures: Iterable<{ agent: string | null; task_index: number | null }> = []): AgentTasks[] {
-  const failed = new Map<string, number>();
-  for (const f of failures) failed.set(failureKey(f.agent, f.task_index), (failed.get(failureKey(f.agent, f.task_index)) ?? 0) + 1);
-  const agents = new Map<string | null, { rows: Map<number, TaskRolloutRow[]>; noReward: number; noIndex: number }>();
+  const agents = new Map<string | null, AgentLists>();
   for (const row of rows) {
     let a = agents.get(row.agent);
-    if (!a) agents.set(row.agent, (a = { rows: new Map(), noReward: 0, noIndex: 0 }));
+    if (!a) agents.set(row.agent, (a = { tasks: new Map(), noReward: 0, noIndex: 0 }));
     if (row.task_index === null || row.rollout_index === null) a.noIndex++;
     else if (row.reward === null) a.noReward++;
     else {
-      const list = a.rows.get(row.task_index);
-      if (list) list.push(row);
-      else a.rows.set(row.task_index, [row]);
+      let t = a.tasks.get(row.task_index);
+      if (!t) a.tasks.set(row.task_index, (t = { keys: [], rewards: [], tokens: [], latency: [], task: null }));
+      t.keys.push(row.key);
+      t.rewards.push(row.reward);
+      t.tokens.push(row.tokens_total);
+      t.latency.push(row.latency_ms);
+      if (t.task === null) t.task = row.task;
     }
   }
+  return finish(agents, failures);
+}
+
+/** A run's rows as columns (one array per figure, the rows in taskGroups' order), as a database returns them. */
+export interface TaskRolloutColumns {
+  key: string[];
+  agent: (string | null)[];
+  task_index: (number | null)[];
+  rollout_index: (number | null)[];
+  reward: (number | null)[];
+  tokens_total: (number | null)[];
+  latency_ms: (number | null)[];
+}
+
+/**
+ * taskGroups over rows given as columns (no object per row), with each task's name given by the caller: the name its
+ * first row that has one would give it (what taskGroups takes).
+ */
+export function taskGroupsOfColumns(
+  c: TaskRolloutColumns, nameOf: (agent: string | null, taskIndex: number) => string | null, failures: Iterable<{ agent: string | null; task_index: number | null }> = [],
+): AgentTasks[] {
+  const agents = new Map<string | null, AgentLists>();
+  const n = c.key.length;
+  for (let i = 0; i < n; i++) {
+    const agent = c.agent[i];
+    let a = agents.get(agent);
+    if (!a) agents.set(agent, (a = { tasks: new Map(), noReward: 0, noIndex: 0 }));
+    const taskIndex = c.task_index[i];
+    const reward = c.reward[i];
+    if (taskIndex === null || c.rollout_index[i] === null) a.noIndex++;
+    else if (reward === null) a.noReward++;
+    else {
+      let t = a.tasks.get(taskIndex);
+      if (!t) a.tasks.set(taskIndex, (t = { keys: [], rewards: [], tokens: [], latency: [], task: nameOf(agent, taskIndex) }));
+      t.keys.push(c.key[i]);
+      t.rewards.push(reward);
+      t.tokens.push(c.tokens_total[i]);
+      t.latency.push(c.latency_ms[i]);
+    }
+  }
+  return finish(agents, failures);
+}
+
+/** Each agent's groups from its lists, in order of the agents' first appearance, tasks by index. */
+function finish(agents: Map<string | null, AgentLists>, failures: Iterable<{ agent: string | null; task_index: number | null }>): AgentTasks[] {
+  const failed = new Map<string, number>();
+  for (const f of failures) failed.set(failureKey(f.agent, f.task_index), (failed.get(failureKey(f.agent, f.task_index)) ?? 0) + 1);
   return [...agents].map(([agent, a]) => {
-    const built = [...a.rows].sort(([x], [y]) => x - y).map(([taskIndex, list]) => group(agent, taskIndex, list, failed.get(failureKey(agent, taskIndex)) ?? 0));
+    const built = [...a.tasks].sort(([x], [y]) => x - y).map(([taskIndex, lists]) => group(agent, taskIndex, lists, failed.get(failureKey(agent, taskIndex)) ?? 0));
     const groups = built.map((b) => b.group);
     const { metrics, maxK } = passMajorityMetrics(groups.map((t) => t.rewards), built.map((b) => b.passes));
-    for (const t of groups) t.partial = t.rollouts < maxK;
-    const count = (f: (t: TaskGroup) => boolean) => groups.reduce((n, t) => n + (f(t) ? 1 : 0), 0);
+    let zeroVariance = 0;
+    let partial = 0;
+    let failedTasks = 0;
+    let rollouts = 0;
+    const solved = { never: 0, some: 0, always: 0 };
+    for (const t of groups) {
+      t.partial = t.rollouts < maxK;
+      if (t.zero_variance) zeroVariance++;
+      if (t.partial) partial++;
+      if (t.failed_attempts > 0) failedTasks++;
+      solved[t.solved]++;
+      rollouts += t.rollouts;
+    }
     return {
       agent,
       max_k: maxK,
       metrics,
       tasks: groups,
       task_prefix: sharedPrefix(groups.map((t) => t.task)),
-      counts: {
-        zero_variance: count((t) => t.zero_variance),
-        never: count((t) => t.solved === 'never'),
-        some: count((t) => t.solved === 'some'),
-        always: count((t) => t.solved === 'always'),
-        partial: count((t) => t.partial),
-        failed: count((t) => t.failed_attempts > 0),
-        rollouts: groups.reduce((n, t) => n + t.rollouts, 0),
-      },
+      counts: { zero_variance: zeroVariance, never: solved.never, some: solved.some, always: solved.always, partial, failed: failedTasks, rollouts },
       left_out: { no_reward: a.noReward, no_index: a.noIndex },
     };
   });

@@ -9,19 +9,8 @@ import { decodeCursor, encodeCursor, finishTotals, ROLLOUT_COLUMNS, type Rollout
 import { SORT_COLUMNS, type SortKey } from '../schema';
 import { QUANTILES, PERCENTILES, byName, type RunFigures } from '../compare/compare';
 import type { Distribution } from '../../api/compare-schemas';
-import { taskGroups, type AgentTasks, type TaskRolloutRow } from '../../rollouts/task-groups';
+import { taskGroupsOfColumns, type AgentTasks, type TaskRolloutColumns } from '../../rollouts/task-groups';
 import type { CallLocation } from '../queries/payload';
-
-/** The columns of a run's rows the task groups are built from (Reads.taskGroups), one array each. */
-interface TaskColumns {
-  agent: (string | null)[];
-  task_index: (number | null)[];
-  key: string[];
-  rollout_index: (number | null)[];
-  reward: (number | null)[];
-  shown_tokens_total: (number | null)[];
-  latency_sum: (number | null)[];
-}
 
 /** Query parameters, named p0, p1, … in the order they are added, each with its ClickHouse type. */
 export class Params {
@@ -169,16 +158,16 @@ export class Reads {
 
   /**
    * The run's task groups (task-groups.ts taskGroups over the rows aggregates/tasks.ts reads in SQLite): the rows in
-   * SQLite's order (task, rollout index, line, pk; rows without indices first), as columns (JSONColumnsWithMetadata:
-   * one array per column, far cheaper to decode than 100k rows, and no per-task arrays for the engine to build and sort);
-   * each task's name once, from a query of its own run beside it: a group takes the name of its first row that has
-   * one, the first by that order of the rows it takes, so every row of the task carries it.
+   * SQLite's order (task, rollout index, line, pk; rows without indices first) as columns (JSONColumnsWithMetadata: one
+   * array per column, far cheaper to decode than 100k rows, grouped without an object per row, and no per-task arrays
+   * for the engine to build and sort); each task's name once, from a query of its own run beside it: a group takes the
+   * name of its first row that has one, the first by that order of the rows it takes.
    */
   async taskGroups(run: string): Promise<AgentTasks[]> {
     const from = `FROM ${this.rollouts} WHERE run = {run:String} AND deleted = 0 AND line_problem IS NULL`;
     const [rs, names, failures] = await Promise.all([
       this.client.query({
-        query: `SELECT agent, task_index, key, rollout_index, reward, shown_tokens_total, latency_sum ${from} AND line_kind = 'rollouts'
+        query: `SELECT agent, task_index, key, rollout_index, reward, shown_tokens_total AS tokens_total, latency_sum AS latency_ms ${from} AND line_kind = 'rollouts'
           ORDER BY task_index NULLS FIRST, rollout_index NULLS FIRST, line_no, pk`,
         query_params: { run },
         format: 'JSONColumnsWithMetadata',
@@ -191,24 +180,19 @@ export class Reads {
       ),
       this.arrays<[string | null, number | null]>(`SELECT agent, task_index ${from} AND line_kind = 'failures'`, { run }),
     ]);
-    // No rows: no columns at all (`data` is {}).
-    const { data, rows: n } = await rs.json<{ data: TaskColumns; rows: number }>();
+    // One array per column under `data` (the client types single-document formats as rows); no rows, no columns at all.
+    const { data } = (await rs.json()) as unknown as { data: Partial<TaskRolloutColumns> };
     const nameOf = new Map<string | null, Map<number, string | null>>();
     for (const [agent, taskIndex, name] of names) {
       let byTask = nameOf.get(agent);
       if (!byTask) nameOf.set(agent, (byTask = new Map()));
       byTask.set(taskIndex, name);
     }
-    const lines = new Array<TaskRolloutRow>(n);
-    for (let i = 0; i < n; i++) {
-      const agent = data.agent[i];
-      const taskIndex = data.task_index[i];
-      lines[i] = {
-        key: data.key[i], agent, task_index: taskIndex, rollout_index: data.rollout_index[i], reward: data.reward[i],
-        task: taskIndex === null ? null : (nameOf.get(agent)?.get(taskIndex) ?? null), tokens_total: data.shown_tokens_total[i], latency_ms: data.latency_sum[i],
-      };
-    }
-    return taskGroups(lines, failures.map(([agent, task_index]) => ({ agent, task_index })));
+    const columns: TaskRolloutColumns = {
+      key: data.key ?? [], agent: data.agent ?? [], task_index: data.task_index ?? [], rollout_index: data.rollout_index ?? [], reward: data.reward ?? [],
+      tokens_total: data.tokens_total ?? [], latency_ms: data.latency_ms ?? [],
+    };
+    return taskGroupsOfColumns(columns, (agent, taskIndex) => nameOf.get(agent)?.get(taskIndex) ?? null, failures.map(([agent, task_index]) => ({ agent, task_index })));
   }
 
   /** A run's task groups as stored when built at `version` (taskGroups' answer at that version), or null. */
