@@ -209,23 +209,23 @@ const failureKey = (agent: string | null, task: number | null) => `${agent ?? ''
  * `failures` the sidecar's rows (agent and task index only).
  */
 export function taskGroups(rows: Iterable<TaskRolloutRow>, failures: Iterable<{ agent: string | null; task_index: number | null }> = []): AgentTasks[] {
-  const agents = new Map<string | null, AgentLists>();
-  for (const row of rows) {
-    let a = agents.get(row.agent);
-    if (!a) agents.set(row.agent, (a = { tasks: new Map(), noReward: 0, noIndex: 0 }));
-    if (row.task_index === null || row.rollout_index === null) a.noIndex++;
-    else if (row.reward === null) a.noReward++;
-    else {
-      let t = a.tasks.get(row.task_index);
-      if (!t) a.tasks.set(row.task_index, (t = { keys: [], rewards: [], tokens: [], latency: [], task: null }));
-      t.keys.push(row.key);
-      t.rewards.push(row.reward);
-      t.tokens.push(row.tokens_total);
-      t.latency.push(row.latency_ms);
-      if (t.task === null) t.task = row.task;
-    }
+  const c: TaskRolloutColumns = { key: [], agent: [], task_index: [], rollout_index: [], reward: [], tokens_total: [], latency_ms: [] };
+  // A task's name: that of the first row it takes that has one.
+  const names = new Map<string | null, Map<number, string>>();
+  for (const r of rows) {
+    c.key.push(r.key);
+    c.agent.push(r.agent);
+    c.task_index.push(r.task_index);
+    c.rollout_index.push(r.rollout_index);
+    c.reward.push(r.reward);
+    c.tokens_total.push(r.tokens_total);
+    c.latency_ms.push(r.latency_ms);
+    if (r.task === null || r.task_index === null || r.rollout_index === null || r.reward === null) continue;
+    let byTask = names.get(r.agent);
+    if (!byTask) names.set(r.agent, (byTask = new Map()));
+    if (!byTask.has(r.task_index)) byTask.set(r.task_index, r.task);
   }
-  return finish(agents, failures);
+  return taskGroupsOfColumns(c, (agent, taskIndex) => names.get(agent)?.get(taskIndex) ?? null, failures);
 }
 
 /** A run's rows as columns (one array per figure, the rows in taskGroups' order), as a database returns them. */

@@ -1,6 +1,8 @@
-// The task groups built from columns (how the ClickHouse index reads a run's rows) are the groups built from rows
-// (SQLite's index), for any rows: several agents interleaved, rows without index or reward, unknown figures, names on
-// some rows only, failures beside tasks.
+// A run's rows given as objects (how SQLite's index reads them) and as columns with each task's name computed apart
+// (how the ClickHouse index reads them: a grouped query names each task by the first row it takes that has a name)
+// give the same task groups, for any rows: several agents interleaved, rows without index or reward, unknown figures,
+// names on some rows only, failures beside tasks. (The grouping itself is held to NeMo Gym's by task-groups.test.ts
+// and pass-at-k.test.ts.)
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { taskGroups, taskGroupsOfColumns, type TaskRolloutColumns, type TaskRolloutRow } from '@/lib/rollouts/task-groups';
