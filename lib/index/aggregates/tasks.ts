@@ -27,8 +27,11 @@ const COLUMNS = `r.key, r.agent, r.task_index, r.rollout_index, r.reward, IFNULL
   r.shown_tokens_total AS tokens_total, r.latency_sum AS latency_ms, f.kind AS kind, r.line_no, r.pk`;
 const FROM = `FROM rollouts r JOIN files f ON f.id = r.line_file WHERE r.run_no = ? AND r.line_problem IS NULL`;
 const ORDER = 'ORDER BY r.task_index, r.rollout_index, r.line_no, r.pk';
-/** Rows without indices first (they sort first), then keyset chunks of the indexed ones. */
-const UNINDEXED = `SELECT ${COLUMNS} ${FROM} AND (r.task_index IS NULL OR r.rollout_index IS NULL)`;
+/**
+ * Rows without indices first (NULL sorts first), then keyset chunks of the indexed ones: every row in ORDER's order, so
+ * that the agents come in the order of their first row, as ClickHouse's read of the same rows gives them (clickhouse/reads.ts).
+ */
+const UNINDEXED = `SELECT ${COLUMNS} ${FROM} AND (r.task_index IS NULL OR r.rollout_index IS NULL) ${ORDER}`;
 const CHUNK = `SELECT ${COLUMNS} ${FROM} AND r.task_index IS NOT NULL AND r.rollout_index IS NOT NULL
   AND (r.task_index, r.rollout_index, r.line_no, r.pk) > (?, ?, ?, ?) ${ORDER} LIMIT ?`;
 const CHUNK_ROWS = 10_000;
