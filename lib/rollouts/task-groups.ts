@@ -210,8 +210,7 @@ const failureKey = (agent: string | null, task: number | null) => `${agent ?? ''
  */
 export function taskGroups(rows: Iterable<TaskRolloutRow>, failures: Iterable<{ agent: string | null; task_index: number | null }> = []): AgentTasks[] {
   const c: TaskRolloutColumns = { key: [], agent: [], task_index: [], rollout_index: [], reward: [], tokens_total: [], latency_ms: [] };
-  // A task's name: that of the first row it takes that has one.
-  const names = new Map<string | null, Map<number, string>>();
+  const names: TaskName[] = [];
   for (const r of rows) {
     c.key.push(r.key);
     c.agent.push(r.agent);
@@ -220,12 +219,10 @@ export function taskGroups(rows: Iterable<TaskRolloutRow>, failures: Iterable<{ 
     c.reward.push(r.reward);
     c.tokens_total.push(r.tokens_total);
     c.latency_ms.push(r.latency_ms);
-    if (r.task === null || r.task_index === null || r.rollout_index === null || r.reward === null) continue;
-    let byTask = names.get(r.agent);
-    if (!byTask) names.set(r.agent, (byTask = new Map()));
-    if (!byTask.has(r.task_index)) byTask.set(r.task_index, r.task);
+    // A row the group takes names it, unless a row before it did.
+    if (r.task !== null && r.task_index !== null && r.rollout_index !== null && r.reward !== null) names.push([r.agent, r.task_index, r.task]);
   }
-  return taskGroupsOfColumns(c, (agent, taskIndex) => names.get(agent)?.get(taskIndex) ?? null, failures);
+  return taskGroupsOfColumns(c, names, failures);
 }
 
 /** A run's rows as columns (one array per figure, the rows in taskGroups' order), as a database returns them. */
@@ -239,13 +236,20 @@ export interface TaskRolloutColumns {
   latency_ms: (number | null)[];
 }
 
+/** A task's name: its agent, its index, the name (null: none). */
+export type TaskName = readonly [agent: string | null, taskIndex: number, name: string | null];
+
 /**
- * taskGroups over rows given as columns (no object per row), with each task's name given by the caller: the name its
- * first row that has one would give it (what taskGroups takes).
+ * taskGroups over rows given as columns (no object per row). A task is named by the first of `names` that names it (a
+ * database gives one per task: that of the first row the group takes that has one).
  */
-export function taskGroupsOfColumns(
-  c: TaskRolloutColumns, nameOf: (agent: string | null, taskIndex: number) => string | null, failures: Iterable<{ agent: string | null; task_index: number | null }> = [],
-): AgentTasks[] {
+export function taskGroupsOfColumns(c: TaskRolloutColumns, names: Iterable<TaskName>, failures: Iterable<{ agent: string | null; task_index: number | null }> = []): AgentTasks[] {
+  const nameOf = new Map<string | null, Map<number, string | null>>();
+  for (const [agent, taskIndex, name] of names) {
+    let byTask = nameOf.get(agent);
+    if (!byTask) nameOf.set(agent, (byTask = new Map()));
+    if (!byTask.has(taskIndex)) byTask.set(taskIndex, name);
+  }
   const agents = new Map<string | null, AgentLists>();
   const n = c.key.length;
   for (let i = 0; i < n; i++) {
@@ -258,7 +262,7 @@ export function taskGroupsOfColumns(
     else if (reward === null) a.noReward++;
     else {
       let t = a.tasks.get(taskIndex);
-      if (!t) a.tasks.set(taskIndex, (t = { keys: [], rewards: [], tokens: [], latency: [], task: nameOf(agent, taskIndex) }));
+      if (!t) a.tasks.set(taskIndex, (t = { keys: [], rewards: [], tokens: [], latency: [], task: nameOf.get(agent)?.get(taskIndex) ?? null }));
       t.keys.push(c.key[i]);
       t.rewards.push(reward);
       t.tokens.push(c.tokens_total[i]);

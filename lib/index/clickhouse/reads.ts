@@ -182,17 +182,8 @@ export class Reads {
     ]);
     // One array per column under `data` (the client types single-document formats as rows); no rows, no columns at all.
     const { data } = (await rs.json()) as unknown as { data: Partial<TaskRolloutColumns> };
-    const nameOf = new Map<string | null, Map<number, string | null>>();
-    for (const [agent, taskIndex, name] of names) {
-      let byTask = nameOf.get(agent);
-      if (!byTask) nameOf.set(agent, (byTask = new Map()));
-      byTask.set(taskIndex, name);
-    }
-    const columns: TaskRolloutColumns = {
-      key: data.key ?? [], agent: data.agent ?? [], task_index: data.task_index ?? [], rollout_index: data.rollout_index ?? [], reward: data.reward ?? [],
-      tokens_total: data.tokens_total ?? [], latency_ms: data.latency_ms ?? [],
-    };
-    return taskGroupsOfColumns(columns, (agent, taskIndex) => nameOf.get(agent)?.get(taskIndex) ?? null, failures.map(([agent, task_index]) => ({ agent, task_index })));
+    if (!data.key) return [];
+    return taskGroupsOfColumns(data as TaskRolloutColumns, names, failures.map(([agent, task_index]) => ({ agent, task_index })));
   }
 
   /** A run's task groups as stored when built at `version` (taskGroups' answer at that version), or null. */
