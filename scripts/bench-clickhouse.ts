@@ -6,11 +6,14 @@
 //      INSERT … SELECT (scripts/bench/clickhouse/generate.ts), its bytes per call, and the reader's queries over it;
 //   2. corpus-clickhouse: the 1M-call corpus of bench:index (`callscope demo`) ingested from its files into a fresh
 //      database by one worker (`serve --clickhouse`'s and `ingest`'s path), then the same queries;
-//   3. corpus-sqlite: the same corpus into the SQLite index, then the same queries: the two side by side.
+//   3. corpus-sqlite: the same corpus into the SQLite index, then the same queries: the two side by side;
+//   4. budget-scan, budget-direct: the same corpus by two routes that are not the ingest, the least a cold ingest could
+//      cost (scripts/bench/clickhouse/budget.ts): the worker pool's scan alone, and that scan writing its rows to chdb
+//      with no SQLite working copy.
 //
 //   npm run bench:clickhouse                   # 100M calls generated; the 1M-call corpus (reused from .callscope/bench-corpus)
 //   npm run bench:clickhouse -- --quick        # 2M calls generated (2 runs), a 10k-call corpus
-//   flags: --runs N --rollouts-per-run N --calls-per-rollout N --corpus DIR --reps N --skip generated,corpus --keep --out FILE
+//   flags: --runs N --rollouts-per-run N --calls-per-rollout N --corpus DIR --reps N --skip generated,corpus,budget --keep --out FILE
 //          --retable FILE (a report's table made again from its figures)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -60,7 +63,7 @@ function parseArguments() {
     /** A report written before: its table made again from its figures (after a change to the table's wording). */
     retable: values.retable ?? null,
   };
-  for (const s of args.skip) if (!['generated', 'corpus'].includes(s)) throw new Error(`--skip ${s}: not one of generated, corpus`);
+  for (const s of args.skip) if (!['generated', 'corpus', 'budget'].includes(s)) throw new Error(`--skip ${s}: not one of generated, corpus, budget`);
   if (args.runs < 2) throw new Error('--runs must be at least 2 (compare takes two)');
   return args;
 }
@@ -113,6 +116,16 @@ function tableRows(r: Record<string, any>): TargetRow[] {
   const busy = (x: { ingest_s: number; ingest_cpu?: { process_s: number; threads: Record<string, number> } }) =>
     x.ingest_cpu ? ` (CPU ${x.ingest_cpu.process_s} s, the main thread ${x.ingest_cpu.threads.main ?? '?'} s)` : '';
   if (c) rows.push({ id: 'C1 ingest', target: '>= 100k calls/s per worker', result: verdict(c.calls_per_s >= 100_000), figure: `${Math.round(c.calls_per_s)} calls/s (${c.calls} calls from files in ${c.ingest_s} s${busy(c)}, one worker scanning: the calls encoded by the worker, rollouts and files through SQLite's working copy)${s ? `; the SQLite index alone ${Math.round(s.calls_per_s)} calls/s${busy(s)}` : ''}${readBefore(r)}` });
+  const b = r.budget;
+  if (b?.scan && b?.direct) {
+    const cpuOf = (x: { cpu: { process_s: number } }) => `${x.cpu.process_s} s of CPU`;
+    rows.push({
+      id: 'C1 ingest budget',
+      target: 'the least a cold ingest could cost here',
+      result: 'info',
+      figure: `the worker pool's scan alone (no index) ${Math.round(b.scan.calls_per_s)} calls/s (${b.scan.s} s, ${cpuOf(b.scan)}); that scan writing its rollouts, files and calls to chdb with no SQLite working copy (an upper bound: not all of ingest's rows) ${Math.round(b.direct.calls_per_s)} calls/s (${b.direct.s} s, ${cpuOf(b.direct)})${c ? `; the ingest ${Math.round(c.calls_per_s)} calls/s (${c.ingest_cpu?.process_s ?? '?'} s of CPU)` : ''}`,
+    });
+  }
   if (c && s) {
     const pair = (name: string, f: (q: any) => number) => `${name} ${ms(f(s.queries))} / ${ms(f(c.queries))}`;
     rows.push({
@@ -143,16 +156,26 @@ async function main(): Promise<void> {
       dir: path.join(work, 'generated'), set: { runs: args.runs, rolloutsPerRun: args.rolloutsPerRun, callsPerRollout: args.callsPerRollout, k: 8, seed: 20261203 }, reps: args.reps, keep: args.keep,
     });
   }
-  if (!args.skip.has('corpus')) {
+  if (!args.skip.has('corpus') || !args.skip.has('budget')) {
     report.corpus = { dir: args.corpus, ...(await ensureCorpus(args.corpus, { ...args.corpusSize, seed: 'callscope' })) };
-    // Read twice before the first ingest (the first read may come from the disk), once before the second.
+    // Read once more before the first ingest (the first read may come from the disk), and once before each other.
     report.corpus.read_before = [readAllFiles(args.corpus)];
+  }
+  if (!args.skip.has('corpus')) {
     report.corpus.read_before.push(readAllFiles(args.corpus));
     step('corpus into ClickHouse (chdb), one worker, then the queries');
     report.corpus_clickhouse = await runRole(ENTRY, 'corpus-clickhouse', { dir: path.join(work, 'corpus-clickhouse'), corpus: args.corpus, reps: args.reps, keep: args.keep });
     report.corpus.read_before.push(readAllFiles(args.corpus));
     step('corpus into SQLite, then the queries');
     report.corpus_sqlite = await runRole(ENTRY, 'corpus-sqlite', { dir: path.join(work, 'corpus-sqlite'), corpus: args.corpus, reps: args.reps, keep: args.keep });
+  }
+  if (!args.skip.has('budget')) {
+    report.budget = {};
+    for (const role of ['scan', 'direct'] as const) {
+      report.corpus.read_before.push(readAllFiles(args.corpus));
+      step(`corpus by the ${role} route (not the ingest: the least it could cost)`);
+      report.budget[role] = await runRole(ENTRY, `budget-${role}`, { dir: path.join(work, `budget-${role}`), corpus: args.corpus, reps: args.reps, keep: args.keep });
+    }
   }
   report.machine.load_average_end = os.loadavg();
   report.duration_s = round((now() - started) / 1000, 1);

@@ -2,7 +2,8 @@
 // figure's heap and RSS are its own):
 // - generated: the 100M-call metadata set written into chdb, its disk per call, and the queries over it;
 // - corpus-clickhouse / corpus-sqlite: the 1M-call corpus ingested from its files into each backend (cold, one
-//   worker), then the same queries over it, side by side.
+//   worker), then the same queries over it, side by side;
+// - budget-scan / budget-direct: the same corpus by two routes that are not the ingest (budget.ts).
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -12,6 +13,7 @@ import { round } from '../stats';
 import { now } from '../time';
 import { generate, GENERATED_ROOT, runId, type GeneratedSet } from './generate';
 import { measureQueries, type RowAt } from './queries';
+import { childBudgetDirect, childBudgetScan } from './budget';
 
 export interface ChildParams {
   out: string;
@@ -195,4 +197,6 @@ export const ROLES: Record<string, (p: ChildParams) => Promise<unknown>> = {
   generated: childGenerated,
   'corpus-clickhouse': childCorpusClickhouse,
   'corpus-sqlite': childCorpusSqlite,
+  'budget-scan': childBudgetScan,
+  'budget-direct': childBudgetDirect,
 };
