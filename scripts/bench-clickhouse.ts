@@ -7,13 +7,15 @@
 //   2. corpus-clickhouse: the 1M-call corpus of bench:index (`callscope demo`) ingested from its files into a fresh
 //      database by one worker (`serve --clickhouse`'s and `ingest`'s path), then the same queries;
 //   3. corpus-sqlite: the same corpus into the SQLite index, then the same queries: the two side by side;
+//   The corpus is ingested --ingests times into each backend (3; 1 with --quick), alternately, the queries measured
+//   after the first of each: the C1 ingest row gives the medians, as the machine's speed moves from one to the next.
 //   4. budget-scan, budget-direct: the same corpus by two routes that are not the ingest, the least a cold ingest could
 //      cost (scripts/bench/clickhouse/budget.ts): the worker pool's scan alone, and that scan writing its rows to chdb
 //      with no SQLite working copy.
 //
 //   npm run bench:clickhouse                   # 100M calls generated; the 1M-call corpus (reused from .callscope/bench-corpus)
 //   npm run bench:clickhouse -- --quick        # 2M calls generated (2 runs), a 10k-call corpus
-//   flags: --runs N --rollouts-per-run N --calls-per-rollout N --corpus DIR --reps N --skip generated,corpus,budget --keep --out FILE
+//   flags: --runs N --rollouts-per-run N --calls-per-rollout N --corpus DIR --reps N --ingests N --skip generated,corpus,budget --keep --out FILE
 //          --retable FILE (a report's table made again from its figures)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +25,7 @@ import { machine } from './bench/machine';
 import { ROOT } from './bench/paths';
 import { runBenchScript, runRole } from './bench/process';
 import { writeReport } from './bench/report';
-import { round } from './bench/stats';
+import { median, round } from './bench/stats';
 import { fmtBytes, printTable, verdict, type TargetRow } from './bench/table';
 import { now } from './bench/time';
 import { ensureCorpus } from './bench/index/corpus';
@@ -41,6 +43,7 @@ function parseArguments() {
       'calls-per-rollout': { type: 'string', default: '10' },
       corpus: { type: 'string' },
       reps: { type: 'string' },
+      ingests: { type: 'string' },
       skip: { type: 'string', default: '' },
       keep: { type: 'boolean', default: false },
       out: { type: 'string' },
@@ -57,6 +60,7 @@ function parseArguments() {
     corpus: path.resolve(values.corpus ?? (quick ? '.callscope/bench-corpus-quick' : '.callscope/bench-corpus')),
     corpusSize: quick ? { rollouts: 1_000, calls: 10_000 } : { rollouts: 100_000, calls: 1_000_000 },
     reps: Number(values.reps ?? (quick ? 10 : 20)),
+    ingests: Number(values.ingests ?? (quick ? 1 : 3)),
     skip: new Set(values.skip!.split(',').filter(Boolean)),
     keep: values.keep!,
     out: values.out ?? null,
@@ -65,6 +69,7 @@ function parseArguments() {
   };
   for (const s of args.skip) if (!['generated', 'corpus', 'budget'].includes(s)) throw new Error(`--skip ${s}: not one of generated, corpus, budget`);
   if (args.runs < 2) throw new Error('--runs must be at least 2 (compare takes two)');
+  if (!Number.isInteger(args.ingests) || args.ingests < 1) throw new Error('--ingests must be a whole number of at least 1');
   return args;
 }
 
@@ -115,15 +120,36 @@ function tableRows(r: Record<string, any>): TargetRow[] {
   const s = r.corpus_sqlite;
   const busy = (x: { ingest_s: number; ingest_cpu?: { process_s: number; threads: Record<string, number> } }) =>
     x.ingest_cpu ? ` (CPU ${x.ingest_cpu.process_s} s, the main thread ${x.ingest_cpu.threads.main ?? '?'} s)` : '';
-  if (c) rows.push({ id: 'C1 ingest', target: '>= 100k calls/s per worker', result: verdict(c.calls_per_s >= 100_000), figure: `${Math.round(c.calls_per_s)} calls/s (${c.calls} calls from files in ${c.ingest_s} s${busy(c)}, one worker scanning: the calls encoded by the worker, rollouts and files through SQLite's working copy)${s ? `; the SQLite index alone ${Math.round(s.calls_per_s)} calls/s${busy(s)}` : ''}${readBefore(r)}` });
+  if (c) {
+    // The medians of every ingest of each backend (reports before --ingests have the first only).
+    type Ingest = { ingest_s: number; calls_per_s: number; ingest_cpu?: { process_s: number; threads: Record<string, number> } };
+    const all = (backend: string, first: Ingest): Ingest[] => r.ingests?.[backend] ?? [first];
+    const middle = (xs: Ingest[]) => xs.find((x) => x.calls_per_s === median(xs.map((y) => y.calls_per_s)))!;
+    const list = (xs: Ingest[]) => xs.map((x) => Math.round(x.calls_per_s)).join(', ');
+    const ch = all('clickhouse', c);
+    const sq = s ? all('sqlite', s) : [];
+    const m = middle(ch);
+    const of = (xs: Ingest[]) => (xs.length > 1 ? `median of ${xs.length} (${list(xs)}) ` : '');
+    const ratios = sq.length === ch.length && ch.length > 1 ? `; ClickHouse / SQLite per pair ${ch.map((x, k) => round(x.calls_per_s / sq[k].calls_per_s, 2)).join(', ')}` : '';
+    rows.push({
+      id: 'C1 ingest',
+      target: '>= 100k calls/s per worker',
+      result: verdict(m.calls_per_s >= 100_000),
+      figure: `${of(ch)}${Math.round(m.calls_per_s)} calls/s (${c.calls} calls from files in ${m.ingest_s} s${busy(m)}, one worker scanning: the calls encoded by the worker, rollouts and files through SQLite's working copy)${sq.length ? `; the SQLite index alone ${of(sq)}${Math.round(middle(sq).calls_per_s)} calls/s${busy(middle(sq))}` : ''}${ratios}${readBefore(r)}`,
+    });
+  }
   const b = r.budget;
-  if (b?.scan && b?.direct) {
-    const cpuOf = (x: { cpu: { process_s: number } }) => `${x.cpu.process_s} s of CPU`;
+  if (b?.scan?.length && b?.direct?.length) {
+    type Route = { s: number; calls_per_s: number; cpu: { process_s: number } };
+    const route = (xs: Route[]) => {
+      const m = xs.find((x) => x.calls_per_s === median(xs.map((y) => y.calls_per_s)))!;
+      return `${xs.length > 1 ? `median of ${xs.length} (${xs.map((x) => Math.round(x.calls_per_s)).join(', ')}) ` : ''}${Math.round(m.calls_per_s)} calls/s (${m.s} s, ${m.cpu.process_s} s of CPU)`;
+    };
     rows.push({
       id: 'C1 ingest budget',
       target: 'the least a cold ingest could cost here',
       result: 'info',
-      figure: `the worker pool's scan alone (no index) ${Math.round(b.scan.calls_per_s)} calls/s (${b.scan.s} s, ${cpuOf(b.scan)}); that scan writing its rollouts, files and calls to chdb with no SQLite working copy (an upper bound: not all of ingest's rows) ${Math.round(b.direct.calls_per_s)} calls/s (${b.direct.s} s, ${cpuOf(b.direct)})${c ? `; the ingest ${Math.round(c.calls_per_s)} calls/s (${c.ingest_cpu?.process_s ?? '?'} s of CPU)` : ''}`,
+      figure: `the worker pool's scan alone (no index) ${route(b.scan)}; that scan writing its rollouts, files and calls to chdb with no SQLite working copy (an upper bound of that route: not all of ingest's rows) ${route(b.direct)}`,
     });
   }
   if (c && s) {
@@ -163,18 +189,27 @@ async function main(): Promise<void> {
   }
   if (!args.skip.has('corpus')) {
     report.corpus.read_before.push(readAllFiles(args.corpus));
-    step('corpus into ClickHouse (chdb), one worker, then the queries');
-    report.corpus_clickhouse = await runRole(ENTRY, 'corpus-clickhouse', { dir: path.join(work, 'corpus-clickhouse'), corpus: args.corpus, reps: args.reps, keep: args.keep });
-    report.corpus.read_before.push(readAllFiles(args.corpus));
-    step('corpus into SQLite, then the queries');
-    report.corpus_sqlite = await runRole(ENTRY, 'corpus-sqlite', { dir: path.join(work, 'corpus-sqlite'), corpus: args.corpus, reps: args.reps, keep: args.keep });
+    // Every ingest of each backend, in order: the first with the queries after it (corpus_clickhouse, corpus_sqlite).
+    report.ingests = { clickhouse: [], sqlite: [] };
+    for (let k = 0; k < args.ingests; k++) {
+      const queries = k === 0;
+      for (const backend of ['clickhouse', 'sqlite'] as const) {
+        if (k > 0 || backend === 'sqlite') report.corpus.read_before.push(readAllFiles(args.corpus));
+        step(`corpus into ${backend === 'clickhouse' ? 'ClickHouse (chdb), one worker' : 'SQLite'}${queries ? ', then the queries' : ''} (${k + 1} of ${args.ingests})`);
+        const result = await runRole<Record<string, any>>(ENTRY, `corpus-${backend}`, { dir: path.join(work, `corpus-${backend}`), corpus: args.corpus, reps: args.reps, keep: args.keep, queries });
+        if (queries) report[`corpus_${backend}`] = result;
+        report.ingests[backend].push({ ingest_s: result.ingest_s, calls_per_s: result.calls_per_s, ingest_cpu: result.ingest_cpu });
+      }
+    }
   }
   if (!args.skip.has('budget')) {
-    report.budget = {};
-    for (const role of ['scan', 'direct'] as const) {
-      report.corpus.read_before.push(readAllFiles(args.corpus));
-      step(`corpus by the ${role} route (not the ingest: the least it could cost)`);
-      report.budget[role] = await runRole(ENTRY, `budget-${role}`, { dir: path.join(work, `budget-${role}`), corpus: args.corpus, reps: args.reps, keep: args.keep });
+    report.budget = { scan: [], direct: [] };
+    for (let k = 0; k < args.ingests; k++) {
+      for (const role of ['scan', 'direct'] as const) {
+        report.corpus.read_before.push(readAllFiles(args.corpus));
+        step(`corpus by the ${role} route (not the ingest: the least it could cost) (${k + 1} of ${args.ingests})`);
+        report.budget[role].push(await runRole(ENTRY, `budget-${role}`, { dir: path.join(work, `budget-${role}`), corpus: args.corpus, reps: args.reps, keep: args.keep }));
+      }
     }
   }
   report.machine.load_average_end = os.loadavg();

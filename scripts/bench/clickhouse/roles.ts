@@ -22,6 +22,8 @@ export interface ChildParams {
   corpus?: string;
   reps: number;
   keep?: boolean;
+  /** The corpus roles: false to measure the ingest only (a repeat: the queries were measured after the first). */
+  queries?: boolean;
 }
 
 const DB = 'callscope';
@@ -135,6 +137,11 @@ async function childCorpusClickhouse(p: ChildParams) {
   const ingest_cpu = cpu();
   const runs = await index.listRuns();
   const calls = runs.reduce((n, r) => n + r.totals.calls, 0);
+  if (p.queries === false) {
+    await index.close();
+    if (!p.keep) rmSync(p.dir, { recursive: true, force: true });
+    return { ingest_s: round(ingest_s, 2), ingest_cpu, calls, calls_per_s: round(calls / ingest_s) };
+  }
   const client = await openClient(target);
   await client.command({ query: `OPTIMIZE TABLE ${DB}.calls FINAL` });
   await client.command({ query: `OPTIMIZE TABLE ${DB}.rollouts FINAL` });
@@ -165,6 +172,11 @@ async function childCorpusSqlite(p: ChildParams) {
   const ingest_cpu = cpu();
   const runs = index.listRuns();
   const calls = runs.reduce((n, r) => n + r.totals.calls, 0);
+  if (p.queries === false) {
+    index.close();
+    if (!p.keep) rmSync(p.dir, { recursive: true, force: true });
+    return { ingest_s: round(ingest_s, 2), ingest_cpu, calls, calls_per_s: round(calls / ingest_s) };
+  }
   const rowAt: RowAt = async (run, sort, order, depth) => {
     const e = sort === 'rollout' ? 'order_key' : `IFNULL(${SORT_COLUMNS[sort]}, -1e308)`;
     const dir = order === 'desc' ? 'DESC' : 'ASC';
