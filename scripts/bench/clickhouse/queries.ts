@@ -5,7 +5,7 @@ import type { IndexReader } from '../../../lib/index/reader';
 import { encodeCursor, type RolloutPageQuery } from '../../../lib/index/queries/rollouts';
 import type { SortKey } from '../../../lib/index/schema';
 import type { TaskPageQuery } from '../../../lib/index/aggregates/tasks';
-import { round, summary } from '../stats';
+import { median, round, summary } from '../stats';
 import { now } from '../time';
 
 /** The row at `depth` (0-based) of a run's list in this order, as [sort value, pk]; null past the end. */
@@ -19,10 +19,13 @@ export interface QueryPlan {
   rowAt: RowAt;
   /** Keys of the first run, for the rollout detail. */
   keys: string[];
-  /** A run whose task groups nobody has built (the cold Tasks page), the first run's being built (or not) by the reader itself. */
-  coldRun: string;
-  /** A run whose task groups an ingest built and stored in the database, which this reader has not read yet. */
-  storedRun?: string;
+  /**
+   * Runs whose task groups nobody has built (the cold Tasks page: each run's first request builds them), the first run's
+   * being built (or not) by the reader itself. The figure is their median: a single first request moves with the machine.
+   */
+  coldRuns: string[];
+  /** Runs whose task groups an ingest built and stored in the database, which this reader has not read yet (the median of their first requests). */
+  storedRuns?: string[];
 }
 
 const LIST_ORDERS: { sort: SortKey; order: 'asc' | 'desc' }[] = [
@@ -77,8 +80,13 @@ export async function measureQueries(index: IndexReader, plan: QueryPlan) {
   // Task page: a run's first (its task groups built by this request), the first run's first once the reader has
   // built its groups (in the background after start or a change, as both indexes do), then other orders and depths.
   const taskQuery = (q: Partial<TaskPageQuery>): TaskPageQuery => ({ sort: 'task', order: 'asc', limit: LIMIT, ...q });
-  const taskStored = plan.storedRun ? await time(() => index.tasks(plan.storedRun!, taskQuery({}))) : null;
-  const taskCold = await time(() => index.tasks(plan.coldRun, taskQuery({})));
+  const firstPages = async (runs: readonly string[]) => {
+    const ms: number[] = [];
+    for (const run of runs) ms.push((await time(() => index.tasks(run, taskQuery({})))).ms);
+    return ms;
+  };
+  const taskStored = plan.storedRuns?.length ? await firstPages(plan.storedRuns) : null;
+  const taskCold = await firstPages(plan.coldRuns);
   await index.taskGroups(a);
   const taskBuilt = await time(() => index.tasks(a, taskQuery({ sort: 'reward_mean', order: 'desc' })));
   const taskOrders: Partial<TaskPageQuery>[] = [{}, { sort: 'pass@k', order: 'desc' }, { sort: 'reward_std', order: 'desc', cursor: `o${Math.floor(plan.rollouts / 16)}` }, { solved: 'never' }, { q: 'divisible by 7' }];
@@ -107,10 +115,12 @@ export async function measureQueries(index: IndexReader, plan: QueryPlan) {
   return {
     list,
     list_all: summary(all),
-    task_page_stored_ms: taskStored && round(taskStored.ms),
-    task_page_stored_run: plan.storedRun ?? null,
-    task_page_cold_ms: round(taskCold.ms),
-    task_page_cold_run: plan.coldRun,
+    task_page_stored_ms: taskStored && round(median(taskStored)),
+    task_page_stored_all_ms: taskStored && taskStored.map((x) => round(x)),
+    task_page_stored_runs: plan.storedRuns ?? null,
+    task_page_cold_ms: round(median(taskCold)),
+    task_page_cold_all_ms: taskCold.map((x) => round(x)),
+    task_page_cold_runs: plan.coldRuns,
     task_page_first_built_ms: round(taskBuilt.ms),
     task_page_warm: summary(taskWarm),
     task_detail: summary(taskDetail),

@@ -27,6 +27,8 @@ export interface ChildParams {
 }
 
 const DB = 'callscope';
+/** Runs of the generated set whose task groups nobody builds before the reader's first Tasks page of each. */
+const UNBUILT = 3;
 
 function dirBytes(dir: string): number {
   let n = 0;
@@ -89,11 +91,12 @@ async function childGenerated(p: ChildParams) {
   const took = await generate(client, DB, set, (m) => process.stderr.write(`bench:${m}\n`));
   const generation_s = (now() - t0) / 1000;
 
-  // The task groups of every run but the last, stored as `callscope ingest` stores them after its pass (by a process of
-  // its own: the reader measured below has read none of them); the last run's nobody built.
+  // The task groups of every run but the last UNBUILT, stored as `callscope ingest` stores them after its pass (by a
+  // process of its own: the reader measured below has read none of them); the last UNBUILT runs' nobody built.
+  const unbuilt = Math.max(1, Math.min(UNBUILT, set.runs - 2));
   const tGroups = now();
   const storer = await ClickhouseIndex.open(target, [{ path: GENERATED_ROOT }], path.join(p.dir, 'storer'), { ingest: false, ingestOnly: true });
-  await storer.storeTaskGroups(Array.from({ length: set.runs - 1 }, (_, k) => runId(k)));
+  await storer.storeTaskGroups(Array.from({ length: set.runs - unbuilt }, (_, k) => runId(k)));
   await storer.close();
   const groups_stored_s = (now() - tGroups) / 1000;
   const disk = await diskOf(client);
@@ -108,8 +111,9 @@ async function childGenerated(p: ChildParams) {
   const prebuild_ms = now() - tOpen - open_ms;
   const runs = await index.listRuns();
   const queries = await measureQueries(index, {
-    runs: [runId(0), runId(1)], rollouts: set.rolloutsPerRun, reps: p.reps, rowAt: clickhouseRowAt(client), keys: await someKeys(client, runId(0), p.reps), coldRun: runId(set.runs - 1),
-    storedRun: runId(set.runs - 2),
+    runs: [runId(0), runId(1)], rollouts: set.rolloutsPerRun, reps: p.reps, rowAt: clickhouseRowAt(client), keys: await someKeys(client, runId(0), p.reps), coldRuns: Array.from({ length: unbuilt }, (_, k) => runId(set.runs - 1 - k)),
+    // Stored runs that the reader does not build in the background after start (those written first: prebuildGroups).
+    storedRuns: Array.from({ length: Math.max(1, Math.min(UNBUILT, set.runs - unbuilt - 1)) }, (_, k) => runId(set.runs - unbuilt - 1 - k)),
   });
   const memory = vmStatus('self');
   await index.close();
@@ -201,7 +205,7 @@ async function corpusQueries(
   const a = bySize[0];
   const b = bySize[1] ?? a;
   // One run only: its cold Tasks page is the corpus's (measured first, before the run's groups are built).
-  const queries = await measureQueries(index, { runs: [a.id, b.id], rollouts: a.totals.rollouts, reps, rowAt, keys: await keys(a.id, reps), coldRun: a.id });
+  const queries = await measureQueries(index, { runs: [a.id, b.id], rollouts: a.totals.rollouts, reps, rowAt, keys: await keys(a.id, reps), coldRuns: [a.id] });
   return { run: a.id, compared_with: b.id, queries };
 }
 
