@@ -167,7 +167,7 @@ function tableRows(r: Record<string, any>): TargetRow[] {
     const pair = (name: string, f: (q: any) => number) => `${name} ${ms(f(s.queries))} / ${ms(f(c.queries))}`;
     rows.push({
       id: 'C1 side',
-      target: 'side by side with SQLite (1M calls)',
+      target: `side by side with SQLite (${c.calls >= 1e6 ? `${round(c.calls / 1e6, 1)}M` : `${round(c.calls / 1e3, 1)}k`} calls)`,
       result: 'info',
       figure: [pair('list p95', (q) => q.list_all.p95), pair('compare first', (q) => q.compare_first_ms), pair('task page after ingest', (q) => q.task_page_cold_ms), pair('rollout p95', (q) => q.rollout_detail.p95), `disk ${s.disk.per_call} / ${c.disk.per_call} B/call`].join('; ') + ' (SQLite / ClickHouse)',
     });
