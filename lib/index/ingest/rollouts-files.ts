@@ -44,17 +44,10 @@ export class RolloutsFiles {
       unlinkLineFile: db.prepare(`UPDATE rollouts SET line_file = NULL, line_no = NULL, line_problem = NULL, ${NO_TRAJECTORY} WHERE line_file = ?`),
       deleteToolCallsOfFile: db.prepare('DELETE FROM tool_calls WHERE file_id = ?'),
       deleteToolCallsOfRollout: db.prepare('DELETE FROM tool_calls WHERE rollout_pk = ?'),
-      insertToolCall: db.prepare(`INSERT INTO tool_calls (rollout_pk, seq, file_id, invocation_id, tool_call_id, tool_name, status, started_at,
-        duration_ms, timing_source, sandbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      upsertLine: db.prepare(`UPDATE rollouts SET rollout_id = ?, line_file = ?, line_no = ?, line_offset = ?, line_length = ?, reward = ?,
-        task_index = ?, rollout_index = ?, attempt = ?, failure_class = ?, agent = ?, task = ?, search = ?, attached_calls = ?,
-        attached_tokens_total = ?, attached_gaps = ?, usage_in = ?, usage_out = ?, usage_reasoning = ?, usage_cached = ?, usage_total = ?,
-        line_problem = ?, source = ?, prompt = ?, expected = ?, extracted = ?, outcome = ?, ${TRAJECTORY_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE pk = ?`),
-      insertLine: db.prepare(`INSERT INTO rollouts (run_no, key, rollout_id, line_file, line_no, line_offset, line_length, reward, task_index,
-        rollout_index, attempt, failure_class, agent, task, search, attached_calls, attached_tokens_total, attached_gaps, usage_in, usage_out,
-        usage_reasoning, usage_cached, usage_total, line_problem, source, prompt, expected, extracted, outcome, ${TRAJECTORY_COLUMNS.join(', ')}, order_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${TRAJECTORY_COLUMNS.map(() => '?').join(', ')}, ?)
-        ON CONFLICT (run_no, key) DO NOTHING`),
+      insertToolCall: db.prepare(`INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(', ')}) VALUES (${TOOL_CALL_COLUMNS.map(() => '?').join(', ')})`),
+      upsertLine: db.prepare(`UPDATE rollouts SET ${LINE_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE pk = ?`),
+      insertLine: db.prepare(`INSERT INTO rollouts (run_no, key, ${LINE_COLUMNS.join(', ')}, order_key)
+        VALUES (?, ?, ${LINE_COLUMNS.map(() => '?').join(', ')}, ?) ON CONFLICT (run_no, key) DO NOTHING`),
       lineRolloutByKey: db.prepare('SELECT pk, line_file FROM rollouts WHERE run_no = ? AND key = ?'),
       tailOfFile: db.prepare('SELECT tail_pk FROM files WHERE id = ?'),
       setTail: db.prepare('UPDATE files SET tail_pk = ? WHERE id = ?'),
@@ -217,10 +210,7 @@ export class RolloutsFiles {
   }
 
   private insertToolCalls(pk: number, fileId: number, tools: readonly ToolCallRow[]): void {
-    for (let i = 0; i < tools.length; i++) {
-      const t = tools[i];
-      this.stmt.insertToolCall.run(pk, i, fileId, t.invocation_id, t.tool_call_id, t.tool_name, t.status, t.started_at, t.duration_ms, t.timing_source, t.sandbox_id);
-    }
+    for (let i = 0; i < tools.length; i++) this.stmt.insertToolCall.run(...toolCallValues(pk, i, fileId, tools[i]));
   }
 
   /** Stores the lines; returns the rollout pk of the last one (0 for none). */
@@ -228,16 +218,8 @@ export class RolloutsFiles {
     const { runNo, hasCaptureDir } = pass;
     let last = 0;
     for (const l of lines) {
-      let key = l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
-      const u = l.usage;
-      const values = [
-        l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
-        l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
-        l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
-        u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
-        l.problem, rolloutSource(hasCaptureDir && l.rolloutId !== null, !!l.attachment), l.prompt, l.expected, l.extracted, l.outcome,
-        ...trajectoryValues(l.trajectory),
-      ];
+      let key = lineKey(l, kind);
+      const values = lineValues(l, fileId, kind, hasCaptureDir);
       // A rollout new to the index is inserted with its line's columns at once (a cold pass: one statement a line,
       // no lookup first); a key already there (a capture-only rollout, a line read again) is looked up and updated.
       const inserted = this.stmt.insertLine.run(runNo, key, ...values, rolloutOrderKey(key));
@@ -245,7 +227,7 @@ export class RolloutsFiles {
       if (inserted.changes === 0) {
         let existing = this.stmt.lineRolloutByKey.get(runNo, key) as { pk: number; line_file: number | null } | undefined;
         if (existing && existing.line_file !== null && existing.line_file !== undefined) {
-          key = `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`; // the same id on two lines: keep both
+          key = repeatedLineKey(key, l, kind); // the same id on two lines: keep both
           existing = this.stmt.lineRolloutByKey.get(runNo, key) as typeof existing;
         }
         pk = existing ? existing.pk : Number(this.stmt.insertLine.run(runNo, key, ...values, rolloutOrderKey(key)).lastInsertRowid);
@@ -264,12 +246,52 @@ export class RolloutsFiles {
   }
 }
 
+/** A line's rollout key: its rollout id, else its line (a failures file's marked as such). */
+export function lineKey(l: StoredRolloutLine, kind: string): string {
+  return l.rolloutId ?? `${kind === 'failures' ? 'failure-' : ''}line-${l.lineNo}`;
+}
+
+/** The key of a line whose key an earlier line of the run already has (the same id on two lines: both are kept). */
+export function repeatedLineKey(key: string, l: StoredRolloutLine, kind: string): string {
+  return `${key}~${kind === 'failures' ? 'f' : 'l'}${l.lineNo}`;
+}
+
+/** A line's rollout columns (LINE_COLUMNS' order) as ingest stores them, the line in file `fileId` of `kind`. */
+export function lineValues(l: StoredRolloutLine, fileId: number, kind: string, hasCaptureDir: boolean): unknown[] {
+  const u = l.usage;
+  return [
+    l.rolloutId, fileId, l.lineNo, l.offset, l.length, l.reward, l.taskIndex, l.rolloutIndex, l.attempt,
+    l.failureClass ?? (kind === 'failures' ? 'failed' : null), l.agent, l.task, l.search ?? `line ${l.lineNo}`,
+    l.attachment?.calls ?? null, l.attachment?.tokensTotal ?? null, l.attachment ? l.attachment.gaps : null,
+    u?.tokens_in ?? null, u?.tokens_out ?? null, u?.tokens_reasoning ?? null, u?.cached_tokens ?? null, u?.tokens_total ?? null,
+    l.problem, rolloutSource(hasCaptureDir && l.rolloutId !== null, !!l.attachment), l.prompt, l.expected, l.extracted, l.outcome,
+    ...trajectoryValues(l.trajectory),
+  ];
+}
+
+/** A trajectory's tool call as a tool_calls row (TOOL_CALL_COLUMNS' order). */
+export function toolCallValues(pk: number, seq: number, fileId: number, t: ToolCallRow): unknown[] {
+  return [pk, seq, fileId, t.invocation_id, t.tool_call_id, t.tool_name, t.status, t.started_at, t.duration_ms, t.timing_source, t.sandbox_id];
+}
+
 // The rollout columns of a line's trajectory summary, in the order trajectoryValues gives them.
 const TRAJECTORY_COLUMNS = [
   'trajectory_source', 'invocations', 'subagent_depth', 'turns', 'tool_calls', 'tool_failed', 'tool_time', 'tool_time_max', 'tool_unmeasured',
   'compactions', 'sandboxes', 'trajectory_gaps', 'tool_names', 'tool_statuses',
 ] as const;
 const NO_TRAJECTORY = TRAJECTORY_COLUMNS.map((c) => `${c} = NULL`).join(', ');
+
+/** The rollout columns a line sets (lineValues' order). */
+export const LINE_COLUMNS = [
+  'rollout_id', 'line_file', 'line_no', 'line_offset', 'line_length', 'reward', 'task_index', 'rollout_index', 'attempt', 'failure_class', 'agent', 'task',
+  'search', 'attached_calls', 'attached_tokens_total', 'attached_gaps', 'usage_in', 'usage_out', 'usage_reasoning', 'usage_cached', 'usage_total',
+  'line_problem', 'source', 'prompt', 'expected', 'extracted', 'outcome', ...TRAJECTORY_COLUMNS,
+] as const;
+
+/** The tool_calls columns a trajectory's tool call sets (toolCallValues' order). */
+export const TOOL_CALL_COLUMNS = [
+  'rollout_pk', 'seq', 'file_id', 'invocation_id', 'tool_call_id', 'tool_name', 'status', 'started_at', 'duration_ms', 'timing_source', 'sandbox_id',
+] as const;
 
 const tags = (values: (string | null)[]): string | null => {
   const set = [...new Set(values.filter((v): v is string => v !== null))];
