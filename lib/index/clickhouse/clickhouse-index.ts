@@ -250,6 +250,8 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   /** Ingests what changed under the PATHs and writes it (an ingesting process; a reader has nothing to do). */
   async refresh(): Promise<void> {
     if (!this.local) return;
+    // The runs a cold pass wrote are filled into the working copy first (a database that refuses the reads says so here).
+    await this.sync?.fillColdRuns(false);
     await this.local.refresh();
     await this.flush();
     await this.poll(false);

@@ -62,6 +62,9 @@ export class ColdRows {
   readonly fileRows: Row[] = [];
   readonly toolRows: Row[] = [];
   private readonly byKey = new Map<string, Row>();
+  private readonly fileById = new Map<number, Row>();
+  /** Each rollout's tool calls (by pk), in order. */
+  readonly toolsOf = new Map<number, Row[]>();
   /** Rollouts the pass changed and whose aggregates are not yet those of their calls (ingest.ts recomputes them at its end). */
   private readonly pending = new Set<Row>();
   private nextPk: number;
@@ -88,6 +91,7 @@ export class ColdRows {
     row[f.at.rollout_id] = rolloutId;
     for (const c of ['dev', 'ino', 'size', 'mtime_ms'] as const) row[f.at[c]] = 0;
     this.fileRows.push(row);
+    this.fileById.set(row[f.at.id] as number, row);
     return row;
   }
 
@@ -118,6 +122,11 @@ export class ColdRows {
     return row[this.rollouts.at.pk] as number;
   }
 
+  /** A file's row by id. */
+  fileOf(id: number): Row | undefined {
+    return this.fileById.get(id);
+  }
+
   /** The rollout of a key, if any. */
   rollout(key: string): Row | undefined {
     return this.byKey.get(key);
@@ -144,6 +153,9 @@ export class ColdRows {
         const v = toolCallValues(this.pkOf(row), seq, fileId, tools[seq]);
         for (let i = 0; i < TOOL_CALL_COLUMNS.length; i++) tool[t.at[TOOL_CALL_COLUMNS[i]]] = v[i];
         this.toolRows.push(tool);
+        const pk = this.pkOf(row);
+        if (!this.toolsOf.has(pk)) this.toolsOf.set(pk, []);
+        this.toolsOf.get(pk)!.push(tool);
       }
       this.pending.add(row);
     }
@@ -164,24 +176,29 @@ export class ColdRows {
    * A capture file new to the index, as applyIngestRead stores its first read: null when it is gone; else its rollout and
    * file ids (those of its calls).
    */
-  captureFile(path: string, id: string, read: IngestRead, marker: boolean): { pk: number; fileId: number } | null {
+  captureFile(path: string, id: string, read: IngestRead, marker: boolean): { row: Row; file: Row; pk: number; fileId: number } | null {
     if (read.kind === 'absent') return null;
     const file = this.file(path, 'capture', id);
     if (read.kind === 'read') this.setFileState(file, read.state);
     const row = this.captureRollout(id);
-    const fileId = file[this.files.at.id] as number;
-    if (read.kind !== 'read') return { pk: this.pkOf(row), fileId };
+    const ids = { row, file, pk: this.pkOf(row), fileId: file[this.files.at.id] as number };
+    if (read.kind !== 'read') return ids;
     const at = this.rollouts.at;
-    const state = { capture_file: fileId, unreadable: read.state.unreadable, marker: marker ? 1 : 0 };
+    const state = { capture_file: ids.fileId, unreadable: read.state.unreadable, marker: marker ? 1 : 0 };
     if (!read.totals) {
       // Not read from its start (never so for a file new to the index): its aggregates wait for the pass's end.
       Object.entries(state).forEach(([c, v]) => (row[at[c]] = v));
       this.pending.add(row);
-      return { pk: this.pkOf(row), fileId };
+      return ids;
     }
     this.setAggregates(row, read.totals, state);
     this.pending.delete(row);
-    return { pk: this.pkOf(row), fileId };
+    return ids;
+  }
+
+  /** Whether a rollout's row may still change in this pass (its aggregates are computed at the end). */
+  isPending(row: Row): boolean {
+    return this.pending.has(row);
   }
 
   /** Markers with no capture file (capture-files.ts ingestCaptureDir): each one's rollout marked, its aggregates at the end. */

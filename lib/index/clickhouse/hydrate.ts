@@ -11,7 +11,25 @@ import type Database from 'better-sqlite3';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { storedCallId } from '../call-id';
 import { written } from './schema';
-import { ensureTables, type SyncedRun } from './sync';
+
+export interface SyncedRun {
+  no: number;
+  id: string;
+  month: number;
+  /** Its capture dir, if any. */
+  captureDir: string | null;
+}
+
+/**
+ * The working copy's own tables (beside SQLite's): each run's last written version (hydrate.ts), the runs it has
+ * changed since it last wrote them all (ch_unflushed: kept across a restart, unlike the temp marks of what changed),
+ * and the rollouts whose calls it does not hold (ch_remote_calls: their capture files hold them; sync.ts localize).
+ */
+export function ensureTables(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS main.ch_synced (run TEXT PRIMARY KEY, version INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS main.ch_unflushed (run_no INTEGER PRIMARY KEY);
+    CREATE TABLE IF NOT EXISTS main.ch_remote_calls (pk INTEGER PRIMARY KEY)`);
+}
 
 const ROLLOUT_COLS = written('rollouts');
 const FILE_COLS = written('files');

@@ -28,10 +28,18 @@ import { callIdSql, storedCallId } from '../call-id';
 import { CALL, CALL_COLUMNS, CALL_WIDTH } from '../call-row';
 import { IngestRows, mirrorCalls, ROW_SPARE } from '../ingest/rows';
 import { readCallsBefore } from '../ingest/capture-file';
+import type { IngestOptions } from '../ingest/parallel';
+import type { Pass } from '../ingest/pass';
+import type { RunSource } from '../sources/discovery';
 import { callIndexOf, concatRanges, ENCODED_CALL_COLUMNS, type EncodedCalls } from './call-columns';
 import { nativeColumns, written } from './schema';
 import type { BlockRows, EncodedColumn, NumberColumn } from './native';
 import { encodeBlocks, type NativeInserter, type PreparedInsert } from './native-insert';
+import { coldPass, type ColdBatch } from './cold-pass';
+import type { ColdRows } from './cold-rows';
+import { ensureTables, hydrateRun, type SyncedRun } from './hydrate';
+
+export type { SyncedRun } from './hydrate';
 
 /** Rollouts read and written per insert. */
 const CHUNK = 5_000;
@@ -41,25 +49,6 @@ interface CallOwner {
   run: string;
   month: number;
   key: string;
-}
-
-export interface SyncedRun {
-  no: number;
-  id: string;
-  month: number;
-  /** Its capture dir, if any. */
-  captureDir: string | null;
-}
-
-/**
- * The working copy's own tables (beside SQLite's): each run's last written version (hydrate.ts), the runs it has
- * changed since it last wrote them all (ch_unflushed: kept across a restart, unlike the temp marks of what changed),
- * and the rollouts whose calls it does not hold (ch_remote_calls: their capture files hold them; see `localize`).
- */
-export function ensureTables(db: Database.Database): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS main.ch_synced (run TEXT PRIMARY KEY, version INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS main.ch_unflushed (run_no INTEGER PRIMARY KEY);
-    CREATE TABLE IF NOT EXISTS main.ch_remote_calls (pk INTEGER PRIMARY KEY)`);
 }
 
 /** A version above every version written before it by this process (microseconds since the epoch, then a counter). */
@@ -230,7 +219,96 @@ export class ClickhouseSync {
       },
       localize: this.localize,
       dropped: (pk) => void unmarkRemote.run(pk),
+      beforePass: (inTransaction) => this.fillColdRuns(inTransaction),
+      coldPass: (pass, run, options) => this.coldPass(pass, run, options),
     });
+  }
+
+  /** Runs written by a cold pass (run number to id) that the working copy does not hold yet: filled before any pass. */
+  private readonly cold = new Map<number, string>();
+  /** The cold pass under way: every other pass waits for it (its rows take ids the working copy does not know of yet). */
+  private coldRunning: Promise<boolean> | null = null;
+
+  /**
+   * A run's first pass straight from the scan to the database (cold-pass.ts), when it is one: the working copy gets
+   * its rows from the database before its next pass (fillColdRuns).
+   */
+  private async coldPass(pass: Pass, run: RunSource, options: IngestOptions): Promise<boolean> {
+    const synced = this.runs.get(pass.runNo);
+    // Ids are given after the working copy's largest: not while another pass's transaction may still add rows.
+    if (!synced || this.db.inTransaction || this.coldRunning) return false;
+    // A write the database refuses leaves the run to the ordinary pass: its rows then wait in the working copy, and the
+    // flushes write them once the database takes them (rows of writes that went through are written again, newer).
+    const running = coldPass(this.db, pass, run, options, (batch, rows) => this.writeCold(synced, batch, rows)).catch(() => false);
+    this.coldRunning = running;
+    try {
+      const done = await running;
+      if (done) this.cold.set(pass.runNo, synced.id);
+      return done;
+    } finally {
+      this.coldRunning = null;
+    }
+  }
+
+  /**
+   * Fills the working copy with the rows of the runs a cold pass wrote (hydrate.ts, as after a restart), before a pass
+   * over any run: until then the copy lacks their rows, and with them the ids SQLite would give a new row of any run.
+   * The marks of what changed that the fill makes are cleared with it: those rows are the database's own.
+   */
+  fillColdRuns(inTransaction: boolean): Promise<void> {
+    // Inside another pass's transaction a fill cannot begin its own: a fill under way is waited for.
+    if (inTransaction) return this.filling;
+    const next = this.filling.then(() => this.fill());
+    this.filling = next.catch(() => undefined);
+    return next;
+  }
+
+  private filling: Promise<void> = Promise.resolve();
+
+  private async fill(): Promise<void> {
+    await this.coldRunning?.catch(() => false);
+    for (const [no, id] of this.cold) {
+      await hydrateRun(this.client, this.database, this.db, id, no, this.written.get(id) ?? 0);
+      this.db.prepare('DELETE FROM ch_dirty_rollouts WHERE pk IN (SELECT pk FROM main.rollouts WHERE run_no = ?)').run(no);
+      this.db.prepare('DELETE FROM ch_dirty_files WHERE id IN (SELECT id FROM main.files WHERE run_no = ?)').run(no);
+      this.db.prepare('DELETE FROM main.ch_unflushed WHERE run_no = ?').run(no);
+      this.cold.delete(no);
+    }
+  }
+
+  /** One write of a cold pass (serialized with the flushes): its calls and tool calls, then its rollouts, then its files. */
+  private writeCold(run: SyncedRun, batch: ColdBatch, rows: ColdRows): Promise<void> {
+    const next = this.flushing.then(async () => {
+      const version = this.versions.next();
+      const r = rows.rollouts.at;
+      const f = rows.files.at;
+      const t = rows.tools.at;
+      const rolloutRows = batch.rollouts.map((row) => {
+        const line = row[r.line_file] === null ? undefined : rows.fileOf(row[r.line_file] as number);
+        return [run.no, ...ROLLOUT_COLS.map((c) => row[r[c]]), line ? line[f.path] : null, line ? line[f.kind] : null, run.id, run.month, version, 0];
+      });
+      const fileRows = batch.files.map((row) => [run.no, ...FILE_COLS.map((c) => row[f[c]]), run.id, run.month, version, 0]);
+      const tools: unknown[][] = [];
+      for (const row of batch.rollouts) {
+        for (const tool of rows.toolsOf.get(row[r.pk] as number) ?? []) tools.push([row[r.key], run.id, run.month, ...TOOL_COLS.map((c) => tool[t[c]]), version]);
+      }
+      const pieces = batch.pieces.map((p): OwnedPiece => ({ ...p, run }));
+      const calls = await this.inserter.prepare('calls', CALL_NATIVE, [takenRows(pieces, version)], CALL_INSERT_AT);
+      const toolCalls = await this.inserter.prepare('tool_calls', TOOL_NATIVE, [tools]);
+      const rollouts = await this.inserter.prepareEncoded('rollouts', ROLLOUT_NATIVE, encodeBlocks(ROLLOUT_NATIVE, [rolloutRows], ROLLOUT_LAYOUT.at));
+      const files = await this.inserter.prepare('files', FILE_NATIVE, [fileRows], FILE_LAYOUT.at);
+      try {
+        await Promise.all([calls?.run(), toolCalls?.run()]);
+        await rollouts?.run();
+        await files?.run();
+      } catch (err) {
+        for (const p of [calls, toolCalls, rollouts, files]) p?.discard();
+        throw err;
+      }
+      this.written.set(run.id, version);
+    });
+    this.flushing = next.catch(() => undefined);
+    return next;
   }
 
   /** Makes a rollout's taken calls rows of the working copy again (before they are read back). */

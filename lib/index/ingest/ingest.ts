@@ -21,7 +21,7 @@ import { RolloutAggregator } from '../aggregates/rollouts';
 import { FoldCache, RolloutFold } from '../aggregates/live';
 import type { IngestOptions } from './parallel';
 import { BATCH_MS, type IngestStats, type Pass } from './pass';
-import { IngestRows } from './rows';
+import { callMirror, IngestRows } from './rows';
 import { CaptureFiles } from './capture-files';
 import { RolloutsFiles } from './rollouts-files';
 import type { RunSource } from '../sources/discovery';
@@ -37,7 +37,7 @@ export class Ingestor {
 
   constructor(
     private readonly db: Database.Database,
-    options: IngestOptions = {},
+    private readonly options: IngestOptions = {},
   ) {
     this.aggregator = new RolloutAggregator(db);
     const rows = new IngestRows(db);
@@ -50,6 +50,8 @@ export class Ingestor {
     // The live path writes a batch of changed files in one transaction: one WAL commit instead of several per
     // file. Other work on this connection while it awaits (a concurrent full pass's transactions become
     // savepoints; reads see the batch) is committed with it.
+    // A working copy another writer keeps (the ClickHouse mirror) is made whole first.
+    await callMirror(this.db)?.beforePass?.(this.db.inTransaction);
     if (!only || this.db.inTransaction) return this.ingestRunFiles(runNo, run, stats, only);
     this.db.exec('BEGIN');
     try {
@@ -66,6 +68,8 @@ export class Ingestor {
     const pass: Pass = { runNo, hasCaptureDir: run.captureDir !== null, stats, rollouts: null, settled: new Set() };
     if (only) stats.appended ??= new Map();
     try {
+      // A run's first pass may be written straight to where the mirror writes (ClickHouse: clickhouse/cold-pass.ts).
+      if (!only && (await callMirror(this.db)?.coldPass?.(pass, run, this.options))) return;
       for (const [file, kind] of [
         [run.rolloutsFile, 'rollouts'],
         [run.failuresFile, 'failures'],

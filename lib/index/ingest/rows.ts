@@ -5,6 +5,9 @@ import { storedCallId } from '../call-id';
 import { CALL, CALL_INSERT_SQL, CALL_WIDTH } from '../call-row';
 import { unpackCall, type FileState, type PackedCalls } from './capture-file';
 import type { EncodedCalls } from '../clickhouse/call-columns';
+import type { IngestOptions } from './parallel';
+import type { Pass } from './pass';
+import type { RunSource } from '../sources/discovery';
 
 const PK = CALL.rollout_pk;
 const FILE_ID = CALL.file_id;
@@ -29,6 +32,10 @@ export interface CallMirror {
   localize(pk: number): void;
   /** The working copy drops a rollout's calls from its capture file (read again from the start, or gone). */
   dropped(pk: number): void;
+  /** Before any pass: the working copy made whole (runs a cold pass wrote elsewhere), or, inside a transaction, waited for. */
+  beforePass?(inTransaction: boolean): Promise<void>;
+  /** A run's first pass written elsewhere than the working copy: true when done so (the ordinary pass is then skipped). */
+  coldPass?(pass: Pass, run: RunSource, options: IngestOptions): Promise<boolean>;
 }
 
 /** Slots after a call's values in each observed row. */

@@ -129,6 +129,33 @@ describe('the ClickHouse index answers as the SQLite index', () => {
     await closeAll();
   }, 300_000);
 
+  it("writes a run's first pass straight to the database, then fills the working copy from it before the next pass, writing nothing back", async () => {
+    const root = demoCopy('cold');
+    const { sqlite, ch } = await both([path.join(root, 'math-with-judge')], 'cold');
+    const copy = (sql: string) => ch.local!.db.prepare(sql).pluck().get() as number;
+    const client = await openClient(chdb());
+    const database = async (sql: string) => Number(((await (await client.query({ query: sql, format: 'JSONCompactEachRow' })).json()) as [string][])[0][0]);
+    // Written from the scan: every rollout and file in the database, none in the working copy, nothing marked to write.
+    const rollouts = await database('SELECT count() FROM callscope.rollouts FINAL WHERE deleted = 0');
+    expect(rollouts).toBeGreaterThan(10);
+    expect(await database("SELECT count() FROM callscope.files FINAL WHERE deleted = 0 AND kind = 'capture'")).toBeGreaterThan(10);
+    expect(copy('SELECT count(*) FROM rollouts') + copy('SELECT count(*) FROM files')).toBe(0);
+    expect(await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 6 })).toBeGreaterThan(50);
+    // The next pass finds the run's rows in the working copy, as the database holds them; it writes no new version.
+    const version = await database('SELECT max(version) FROM callscope.rollouts');
+    await ch.refresh();
+    expect(copy('SELECT count(*) FROM rollouts')).toBe(rollouts);
+    expect(copy("SELECT count(*) FROM files WHERE kind = 'capture'")).toBe(await database("SELECT count() FROM callscope.files FINAL WHERE deleted = 0 AND kind = 'capture'"));
+    expect(await database('SELECT max(version) FROM callscope.rollouts')).toBe(version);
+    // And an append is read from where the database says the first pass stopped.
+    const { file, first } = someCaptureFile(root);
+    appendCall(file, first, 7);
+    await ch.refresh();
+    await sqlite.refresh();
+    expect(await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 6 })).toBeGreaterThan(50);
+    await client.close();
+    await closeAll();
+  }, 300_000);
 });
 
 describe('the ClickHouse index follows its files', () => {
