@@ -22,6 +22,8 @@ import { ColdPassRefused, ColdRows } from './cold-rows';
 
 /** Calls read before a write (as clickhouse-index.ts writes a long pass's changes once as many wait). */
 export const COLD_WRITE_CALLS = 250_000;
+/** Writes whose inserts may run at once behind the scan. */
+const WRITES_IN_FLIGHT = 2;
 
 /** A write of a cold pass: rollout rows that are final, file rows, and the calls of those rollouts as the workers encoded them. */
 export interface ColdBatch {
@@ -70,7 +72,7 @@ function lastByte(file: string, size: number): number | null {
  * files' rows last), false when the ordinary pass should run instead (nothing written).
  */
 export async function coldPass(
-  db: Database.Database, pass: Pass, run: RunSource, options: IngestOptions, write: (batch: ColdBatch, rows: ColdRows) => Promise<void>,
+  db: Database.Database, pass: Pass, run: RunSource, options: IngestOptions, write: (batch: ColdBatch, rows: ColdRows) => Promise<{ done: Promise<void> }>,
 ): Promise<boolean> {
   const dir = run.captureDir;
   const names = dir ? readdirSync(dir) : [];
@@ -122,12 +124,18 @@ export async function coldPass(
   };
   ids.sort((a, b) => order(a) - order(b));
   const fileOf = (id: string) => path.join(dir!, id + '.capture.jsonl');
-  const written = new Set<Row>();
   let batch: ColdBatch & { calls: number } = { rollouts: [], files: [], pieces: [], calls: 0 };
+  // Writes whose inserts run while the scan goes on: at most WRITES_IN_FLIGHT, each holding its encoded blocks.
+  const inFlight: Promise<void>[] = [];
   const flush = async () => {
     const b = batch;
     batch = { rollouts: [], files: [], pieces: [], calls: 0 };
-    if (b.rollouts.length || b.files.length || b.pieces.length) await write(b, rows);
+    if (!b.rollouts.length && !b.files.length && !b.pieces.length) return;
+    const { done } = await write(b, rows);
+    rows.release(b.rollouts, b.files);
+    done.catch(() => undefined); // heard below
+    inFlight.push(done);
+    if (inFlight.length > WRITES_IN_FLIGHT) await inFlight.shift();
   };
   const batches: string[][] = [];
   for (let i = 0; i < ids.length; i += FILES_PER_JOB) batches.push(ids.slice(i, i + FILES_PER_JOB));
@@ -152,10 +160,7 @@ export async function coldPass(
           batch.files.push(ids.file);
           if (count > 0) batch.pieces.push({ pk: ids.pk, fileId: ids.fileId, key: id, calls: result.encoded!, from, count });
           batch.calls += count;
-          if (!rows.isPending(ids.row) && !written.has(ids.row)) {
-            written.add(ids.row);
-            batch.rollouts.push(ids.row);
-          }
+          if (!rows.isPending(ids.row)) batch.rollouts.push(ids.row);
         }
         from += count;
       }
@@ -167,9 +172,12 @@ export async function coldPass(
   rows.markers(markerOnly);
   for (const id of markerOnly) changed(stats, rows.pkOf(rows.rollout(id)!));
   rows.finish();
-  for (const r of rows.rolloutRows) if (!written.has(r)) batch.rollouts.push(r);
   await flush();
+  // The rest: rollouts without a capture file, or whose file could not be opened, and markers without one.
+  for (const r of rows.rolloutRows) batch.rollouts.push(r);
+  await flush();
+  await Promise.all(inFlight);
   // The rollouts files' read offsets last: an offset in the database says that the rows read up to it are there.
-  await write({ rollouts: [], files: lineFiles.map((f) => f.row), pieces: [] }, rows);
+  await (await write({ rollouts: [], files: lineFiles.map((f) => f.row), pieces: [] }, rows)).done;
   return true;
 }

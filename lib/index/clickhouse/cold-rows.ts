@@ -57,10 +57,10 @@ export class ColdRows {
   readonly rollouts: Table;
   readonly files: Table;
   readonly tools: Table;
-  /** The run's rows, in the order SQLite would have inserted them (ids ascending). */
-  readonly rolloutRows: Row[] = [];
-  readonly fileRows: Row[] = [];
-  readonly toolRows: Row[] = [];
+  /** The run's rows not released yet (release: written), in the order SQLite would have inserted them (ids ascending). */
+  readonly rolloutRows = new Set<Row>();
+  readonly fileRows = new Set<Row>();
+  readonly toolRows = new Set<Row>();
   private readonly byKey = new Map<string, Row>();
   private readonly fileById = new Map<number, Row>();
   /** Each rollout's tool calls (by pk), in order. */
@@ -90,8 +90,8 @@ export class ColdRows {
     row[f.at.kind] = kind;
     row[f.at.rollout_id] = rolloutId;
     for (const c of ['dev', 'ino', 'size', 'mtime_ms'] as const) row[f.at[c]] = 0;
-    this.fileRows.push(row);
-    this.fileById.set(row[f.at.id] as number, row);
+    this.fileRows.add(row);
+    if (kind !== 'capture') this.fileById.set(row[f.at.id] as number, row);
     return row;
   }
 
@@ -113,7 +113,7 @@ export class ColdRows {
     row[r.at.run_no] = this.runNo;
     row[r.at.key] = key;
     row[r.at.order_key] = rolloutOrderKey(key);
-    this.rolloutRows.push(row);
+    this.rolloutRows.add(row);
     this.byKey.set(key, row);
     return row;
   }
@@ -122,7 +122,22 @@ export class ColdRows {
     return row[this.rollouts.at.pk] as number;
   }
 
-  /** A file's row by id. */
+  /**
+   * Forgets written rows (a rollout with its tool calls): a cold pass holds only the rows it has yet to write. A
+   * released rollout is never looked up again (its capture file was read, and the rollouts files before it).
+   */
+  release(rollouts: readonly Row[], files: readonly Row[]): void {
+    for (const row of rollouts) {
+      this.rolloutRows.delete(row);
+      this.byKey.delete(row[this.rollouts.at.key] as string);
+      const pk = this.pkOf(row);
+      for (const tool of this.toolsOf.get(pk) ?? []) this.toolRows.delete(tool);
+      this.toolsOf.delete(pk);
+    }
+    for (const row of files) this.fileRows.delete(row);
+  }
+
+  /** A rollouts (or failures) file's row by id. */
   fileOf(id: number): Row | undefined {
     return this.fileById.get(id);
   }
@@ -152,7 +167,7 @@ export class ColdRows {
         const tool = t.empty.slice();
         const v = toolCallValues(this.pkOf(row), seq, fileId, tools[seq]);
         for (let i = 0; i < TOOL_CALL_COLUMNS.length; i++) tool[t.at[TOOL_CALL_COLUMNS[i]]] = v[i];
-        this.toolRows.push(tool);
+        this.toolRows.add(tool);
         const pk = this.pkOf(row);
         if (!this.toolsOf.has(pk)) this.toolsOf.set(pk, []);
         this.toolsOf.get(pk)!.push(tool);

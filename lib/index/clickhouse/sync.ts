@@ -228,6 +228,8 @@ export class ClickhouseSync {
   private readonly cold = new Map<number, string>();
   /** The cold pass under way: every other pass waits for it (its rows take ids the working copy does not know of yet). */
   private coldRunning: Promise<boolean> | null = null;
+  /** The last write of the cold pass under way (each runs after the one before it, and none after one that failed). */
+  private coldWrites: Promise<void> = Promise.resolve();
 
   /**
    * A run's first pass straight from the scan to the database (cold-pass.ts), when it is one: the working copy gets
@@ -239,6 +241,7 @@ export class ClickhouseSync {
     if (!synced || this.db.inTransaction || this.coldRunning) return false;
     // A write the database refuses leaves the run to the ordinary pass: its rows then wait in the working copy, and the
     // flushes write them once the database takes them (rows of writes that went through are written again, newer).
+    this.coldWrites = Promise.resolve();
     const running = coldPass(this.db, pass, run, options, (batch, rows) => this.writeCold(synced, batch, rows)).catch(() => false);
     this.coldRunning = running;
     try {
@@ -276,39 +279,51 @@ export class ClickhouseSync {
     }
   }
 
-  /** One write of a cold pass (serialized with the flushes): its calls and tool calls, then its rollouts, then its files. */
-  private writeCold(run: SyncedRun, batch: ColdBatch, rows: ColdRows): Promise<void> {
-    const next = this.flushing.then(async () => {
-      const version = this.versions.next();
-      const r = rows.rollouts.at;
-      const f = rows.files.at;
-      const t = rows.tools.at;
-      const rolloutRows = batch.rollouts.map((row) => {
-        const line = row[r.line_file] === null ? undefined : rows.fileOf(row[r.line_file] as number);
-        return [run.no, ...ROLLOUT_COLS.map((c) => row[r[c]]), line ? line[f.path] : null, line ? line[f.kind] : null, run.id, run.month, version, 0];
-      });
-      const fileRows = batch.files.map((row) => [run.no, ...FILE_COLS.map((c) => row[f[c]]), run.id, run.month, version, 0]);
-      const tools: unknown[][] = [];
-      for (const row of batch.rollouts) {
-        for (const tool of rows.toolsOf.get(row[r.pk] as number) ?? []) tools.push([row[r.key], run.id, run.month, ...TOOL_COLS.map((c) => tool[t[c]]), version]);
-      }
-      const pieces = batch.pieces.map((p): OwnedPiece => ({ ...p, run }));
-      const calls = await this.inserter.prepare('calls', CALL_NATIVE, [takenRows(pieces, version)], CALL_INSERT_AT);
-      const toolCalls = await this.inserter.prepare('tool_calls', TOOL_NATIVE, [tools]);
-      const rollouts = await this.inserter.prepareEncoded('rollouts', ROLLOUT_NATIVE, encodeBlocks(ROLLOUT_NATIVE, [rolloutRows], ROLLOUT_LAYOUT.at));
-      const files = await this.inserter.prepare('files', FILE_NATIVE, [fileRows], FILE_LAYOUT.at);
-      try {
-        await Promise.all([calls?.run(), toolCalls?.run()]);
-        await rollouts?.run();
-        await files?.run();
-      } catch (err) {
-        for (const p of [calls, toolCalls, rollouts, files]) p?.discard();
-        throw err;
-      }
+  /**
+   * One write of a cold pass: its blocks encoded (and spooled) now, the inserts run after every write before it
+   * (serialized with the flushes): its calls and tool calls, then its rollouts, then its files. Answers once the
+   * blocks are ready, with the inserts' end (`done`), so that the scan goes on while the engine inserts.
+   */
+  private async writeCold(run: SyncedRun, batch: ColdBatch, rows: ColdRows): Promise<{ done: Promise<void> }> {
+    const version = this.versions.next();
+    const r = rows.rollouts.at;
+    const f = rows.files.at;
+    const t = rows.tools.at;
+    const rolloutRows = batch.rollouts.map((row) => {
+      const line = row[r.line_file] === null ? undefined : rows.fileOf(row[r.line_file] as number);
+      return [run.no, ...ROLLOUT_COLS.map((c) => row[r[c]]), line ? line[f.path] : null, line ? line[f.kind] : null, run.id, run.month, version, 0];
+    });
+    const fileRows = batch.files.map((row) => [run.no, ...FILE_COLS.map((c) => row[f[c]]), run.id, run.month, version, 0]);
+    const tools: unknown[][] = [];
+    for (const row of batch.rollouts) {
+      for (const tool of rows.toolsOf.get(row[r.pk] as number) ?? []) tools.push([row[r.key], run.id, run.month, ...TOOL_COLS.map((c) => tool[t[c]]), version]);
+    }
+    const pieces = batch.pieces.map((p): OwnedPiece => ({ ...p, run }));
+    const prepared: (PreparedInsert | null)[] = [];
+    try {
+      prepared.push(await this.inserter.prepare('calls', CALL_NATIVE, [takenRows(pieces, version)], CALL_INSERT_AT));
+      prepared.push(await this.inserter.prepare('tool_calls', TOOL_NATIVE, [tools]));
+      prepared.push(await this.inserter.prepareEncoded('rollouts', ROLLOUT_NATIVE, encodeBlocks(ROLLOUT_NATIVE, [rolloutRows], ROLLOUT_LAYOUT.at)));
+      prepared.push(await this.inserter.prepare('files', FILE_NATIVE, [fileRows], FILE_LAYOUT.at));
+    } catch (err) {
+      for (const p of prepared) p?.discard();
+      throw err;
+    }
+    const [calls, toolCalls, rollouts, files] = prepared;
+    // After the flushes and the pass's writes before it; not at all once one of those failed (the pass is then redone).
+    const before = this.coldWrites;
+    const done = this.flushing.then(() => before).then(async () => {
+      await Promise.all([calls?.run(), toolCalls?.run()]);
+      await rollouts?.run();
+      await files?.run();
       this.written.set(run.id, version);
     });
-    this.flushing = next.catch(() => undefined);
-    return next;
+    done.catch(() => {
+      for (const p of prepared) p?.discard();
+    });
+    this.coldWrites = done;
+    this.flushing = done.catch(() => undefined);
+    return { done };
   }
 
   /** Makes a rollout's taken calls rows of the working copy again (before they are read back). */

@@ -81,9 +81,9 @@ async function expectSameAsIngest(root: string, name: string, check?: (db: Datab
       }
       const rows = new ColdRows(scratch, no);
       coldPass(rows, run);
-      insert('files', rows.files.columns, rows.fileRows);
-      insert('rollouts', rows.rollouts.columns, rows.rolloutRows);
-      insert('tool_calls', rows.tools.columns, rows.toolRows);
+      insert('files', rows.files.columns, [...rows.fileRows]);
+      insert('rollouts', rows.rollouts.columns, [...rows.rolloutRows]);
+      insert('tool_calls', rows.tools.columns, [...rows.toolRows]);
     }
     const want = tables(index.db, layout);
     const got = tables(scratch, layout);
