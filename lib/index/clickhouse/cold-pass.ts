@@ -5,10 +5,12 @@
 // ingest's cost with SQLite in the way: README, "Where the ingest's time goes"). The working copy is filled from the
 // database before its next pass over any run (sync.ts beforePass: the same fill as a restarted ingest's, hydrate.ts).
 //
-// A run it cannot take as SQLite would (coldPassFor's conditions, ColdPassRefused while the rollouts files are read)
-// is left to the ordinary pass, before anything is written.
+// A run it cannot take as SQLite would, or too large to hold (notCold's conditions, ColdPassRefused while the rollouts
+// files are read), is left to the ordinary pass, before anything is written; so is one whose write the database
+// refuses (sync.ts).
 import { closeSync, lstatSync, openSync, readdirSync, readSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import type Database from 'better-sqlite3';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../../capture/store';
 import { isStoreRolloutId } from '../../capture/ids';
@@ -24,6 +26,12 @@ import { ColdPassRefused, ColdRows } from './cold-rows';
 export const COLD_WRITE_CALLS = 250_000;
 /** Writes whose inserts may run at once behind the scan. */
 const WRITES_IN_FLIGHT = 2;
+/**
+ * The share of the heap's limit the rollouts' rows may take before the capture files are read: a run's rollouts are
+ * held until their capture files come (some 2.6 KB each: 260 MB for bench:clickhouse's 100k), and a run too large to
+ * hold is left to the ordinary pass, before anything is written.
+ */
+const HEAP_SHARE = 0.4;
 
 /** A write of a cold pass: rollout rows that are final, file rows, and the calls of those rollouts as the workers encoded them. */
 export interface ColdBatch {
@@ -81,6 +89,7 @@ export async function coldPass(
   if (!pool) return false;
   const rows = new ColdRows(db, pass.runNo);
   const stats = pass.stats;
+  const heapLimit = getHeapStatistics().heap_size_limit;
 
   // The rollouts files first, as ingest reads them: a refused line leaves the run to the ordinary pass.
   const lineFiles: { row: Row; st: Stats; offset: number; nextLine: number }[] = [];
@@ -105,6 +114,7 @@ export async function coldPass(
           nextLine += read.count;
           if (read.end >= 0) offset = read.end;
         }
+        if (process.memoryUsage().heapUsed > HEAP_SHARE * heapLimit) throw new ColdPassRefused(`${file}: more rollouts than the heap holds`);
       }
       lineFiles.push({ row, st, offset, nextLine });
     }
