@@ -146,7 +146,7 @@ function tableRows(r: Record<string, any>): TargetRow[] {
       id: 'C1 ingest',
       target: '>= 100k calls/s per worker',
       result: verdict(m.calls_per_s >= 100_000),
-      figure: `${of(ch)}${Math.round(m.calls_per_s)} calls/s (${c.calls} calls from files in ${m.ingest_s} s${busy(m)}, one worker scanning: the calls encoded by the worker, rollouts and files through SQLite's working copy)${sq.length ? `; the SQLite index alone ${of(sq)}${Math.round(middle(sq).calls_per_s)} calls/s${busy(middle(sq))}` : ''}${ratios}${readBefore(r)}`,
+      figure: `${of(ch)}${Math.round(m.calls_per_s)} calls/s (${c.calls} calls from files in ${m.ingest_s} s${busy(m)}, one worker scanning)${sq.length ? `; the SQLite index alone ${of(sq)}${Math.round(middle(sq).calls_per_s)} calls/s${busy(middle(sq))}` : ''}${ratios}${readBefore(r)}`,
     });
   }
   const b = r.budget;
