@@ -75,6 +75,9 @@ function parseArguments() {
 
 const ms = (x: number) => `${round(x, 1)} ms`;
 
+/** The sample at the median rate (nearest-rank: one of the samples, its other figures with it). */
+const atMedian = <T extends { calls_per_s: number }>(xs: T[]): T => xs.find((x) => x.calls_per_s === median(xs.map((y) => y.calls_per_s)))!;
+
 /**
  * The first Tasks page of some runs, as the median of one request per run (reports before that measured one run:
  * `task_page_cold_run`, `task_page_stored_run`).
@@ -135,7 +138,7 @@ function tableRows(r: Record<string, any>): TargetRow[] {
     // The medians of every ingest of each backend (reports before --ingests have the first only).
     type Ingest = { ingest_s: number; calls_per_s: number; ingest_cpu?: { process_s: number; threads: Record<string, number> } };
     const all = (backend: string, first: Ingest): Ingest[] => r.ingests?.[backend] ?? [first];
-    const middle = (xs: Ingest[]) => xs.find((x) => x.calls_per_s === median(xs.map((y) => y.calls_per_s)))!;
+    const middle = (xs: Ingest[]) => atMedian(xs);
     const list = (xs: Ingest[]) => xs.map((x) => Math.round(x.calls_per_s)).join(', ');
     const ch = all('clickhouse', c);
     const sq = s ? all('sqlite', s) : [];
@@ -153,7 +156,7 @@ function tableRows(r: Record<string, any>): TargetRow[] {
   if (b?.scan?.length && b?.direct?.length) {
     type Route = { s: number; calls_per_s: number; cpu: { process_s: number } };
     const route = (xs: Route[]) => {
-      const m = xs.find((x) => x.calls_per_s === median(xs.map((y) => y.calls_per_s)))!;
+      const m = atMedian(xs);
       return `${xs.length > 1 ? `median of ${xs.length} (${xs.map((x) => Math.round(x.calls_per_s)).join(', ')}) ` : ''}${Math.round(m.calls_per_s)} calls/s (${m.s} s, ${m.cpu.process_s} s of CPU)`;
     };
     rows.push({

@@ -48,11 +48,16 @@ export function rolloutAggregate(calls: CallAgg[], r: RolloutCaptureState, hasCa
   return aggregateRow(callTotals(calls), r, hasCaptureDir);
 }
 
-/** The SET list of the aggregates: the call totals' first 10, gaps, gap_count, the other 5, mismatch. */
+/** The aggregate columns, in aggregateRow's order: the call totals' first 10, gaps, gap_count, the other 5, mismatch. */
+export const AGGREGATE_COLUMNS = [
+  'num_calls', 'tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'cached_tokens', 'latency_sum', 'latency_max', 'ttft_p50', 'errors',
+  'gaps', 'gap_count', 'model_servers', 'dialects', 'error_categories', 'started_at', 'completed_at', 'mismatch',
+] as const;
+
+/** The SET list of the aggregates (AGGREGATE_COLUMNS), each a parameter but the three given. */
 function setList(gaps: string, gapCount: string, mismatch: string): string {
-  return `num_calls = ?, tokens_in = ?, tokens_out = ?, tokens_reasoning = ?, tokens_total = ?, cached_tokens = ?, latency_sum = ?,
-  latency_max = ?, ttft_p50 = ?, errors = ?, gaps = ${gaps}, gap_count = ${gapCount}, model_servers = ?, dialects = ?, error_categories = ?,
-  started_at = ?, completed_at = ?, mismatch = ${mismatch}`;
+  const given: Record<string, string> = { gaps, gap_count: gapCount, mismatch };
+  return AGGREGATE_COLUMNS.map((c) => `${c} = ${given[c] ?? '?'}`).join(', ');
 }
 
 /** The values of `aggregateRow`, in order. */

@@ -8,7 +8,7 @@
 // A run it cannot take as SQLite would, or too large to hold (notCold's conditions, ColdPassRefused while the rollouts
 // files are read), is left to the ordinary pass, before anything is written; so is one whose write the database
 // refuses (sync.ts).
-import { closeSync, lstatSync, openSync, readdirSync, readSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type Database from 'better-sqlite3';
@@ -18,6 +18,7 @@ import { NEW_FILE } from '../ingest/capture-file';
 import { runJob, type JobResult } from '../ingest/job';
 import { DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, OrderedJobs, type IngestOptions } from '../ingest/parallel';
 import { BATCH_MS, changed, poolFor, type Pass } from '../ingest/pass';
+import { readAt } from '../ingest/rollouts-files';
 import type { RunSource } from '../sources/discovery';
 import type { EncodedCalls } from './call-columns';
 import { ColdPassRefused, ColdRows } from './cold-rows';
@@ -68,8 +69,7 @@ function lastByte(file: string, size: number): number | null {
     return null;
   }
   try {
-    const b = Buffer.alloc(1);
-    return readSync(fd, b, 0, 1, size - 1) === 1 ? b[0] : null;
+    return readAt(fd, 1, size - 1)?.[0] ?? null;
   } finally {
     closeSync(fd);
   }

@@ -8,9 +8,9 @@
 // largest, as SQLite gives them.
 //
 // What a cold pass cannot give as SQLite would is refused (ColdPassRefused) before anything is written: a line whose
-// key is taken twice over, an aggregate to recompute for a rollout with calls, a run without a capture dir.
+// key is taken twice over.
 import type Database from 'better-sqlite3';
-import { aggregateRow, type RolloutCaptureState } from '../aggregates/rollouts';
+import { AGGREGATE_COLUMNS, aggregateRow, type RolloutCaptureState } from '../aggregates/rollouts';
 import { callTotals, type CallTotals } from '../aggregates/call-totals';
 import { rolloutOrderKey } from '../rollout-order';
 import type { FileIdentity, FileState, IngestRead } from '../ingest/capture-file';
@@ -20,12 +20,6 @@ import type { StoredRolloutLine } from '../ingest/rollouts-file';
 export class ColdPassRefused extends Error {
   override name = 'ColdPassRefused';
 }
-
-/** The aggregate columns aggregateRow gives, in its order, then the capture state storeCaptured sets with them. */
-const AGGREGATE_COLUMNS = [
-  'num_calls', 'tokens_in', 'tokens_out', 'tokens_reasoning', 'tokens_total', 'cached_tokens', 'latency_sum', 'latency_max', 'ttft_p50', 'errors',
-  'gaps', 'gap_count', 'model_servers', 'dialects', 'error_categories', 'started_at', 'completed_at', 'mismatch',
-] as const;
 
 /** A table's stored columns (generated ones left out) and each one's default, as SQLite gives it to a row inserted without it. */
 interface Table {
@@ -60,10 +54,9 @@ export class ColdRows {
   /** The run's rows not released yet (release: written), in the order SQLite would have inserted them (ids ascending). */
   readonly rolloutRows = new Set<Row>();
   readonly fileRows = new Set<Row>();
-  readonly toolRows = new Set<Row>();
   private readonly byKey = new Map<string, Row>();
   private readonly fileById = new Map<number, Row>();
-  /** Each rollout's tool calls (by pk), in order. */
+  /** Each unreleased rollout's tool calls (by pk), in order. */
   readonly toolsOf = new Map<number, Row[]>();
   /** Rollouts the pass changed and whose aggregates are not yet those of their calls (ingest.ts recomputes them at its end). */
   private readonly pending = new Set<Row>();
@@ -131,7 +124,6 @@ export class ColdRows {
       this.rolloutRows.delete(row);
       this.byKey.delete(row[this.rollouts.at.key] as string);
       const pk = this.pkOf(row);
-      for (const tool of this.toolsOf.get(pk) ?? []) this.toolRows.delete(tool);
       this.toolsOf.delete(pk);
     }
     for (const row of files) this.fileRows.delete(row);
@@ -167,7 +159,6 @@ export class ColdRows {
         const tool = t.empty.slice();
         const v = toolCallValues(this.pkOf(row), seq, fileId, tools[seq]);
         for (let i = 0; i < TOOL_CALL_COLUMNS.length; i++) tool[t.at[TOOL_CALL_COLUMNS[i]]] = v[i];
-        this.toolRows.add(tool);
         const pk = this.pkOf(row);
         if (!this.toolsOf.has(pk)) this.toolsOf.set(pk, []);
         this.toolsOf.get(pk)!.push(tool);
@@ -198,15 +189,9 @@ export class ColdRows {
     const row = this.captureRollout(id);
     const ids = { row, file, pk: this.pkOf(row), fileId: file[this.files.at.id] as number };
     if (read.kind !== 'read') return ids;
-    const at = this.rollouts.at;
-    const state = { capture_file: ids.fileId, unreadable: read.state.unreadable, marker: marker ? 1 : 0 };
-    if (!read.totals) {
-      // Not read from its start (never so for a file new to the index): its aggregates wait for the pass's end.
-      Object.entries(state).forEach(([c, v]) => (row[at[c]] = v));
-      this.pending.add(row);
-      return ids;
-    }
-    this.setAggregates(row, read.totals, state);
+    // A file new to the index is read from its start, so its read has the rollout's totals (capture-file.ts).
+    if (!read.totals) throw new Error(`${path}: a capture file new to the index read without its totals`);
+    this.setAggregates(row, read.totals, { capture_file: ids.fileId, unreadable: read.state.unreadable, marker: marker ? 1 : 0 });
     this.pending.delete(row);
     return ids;
   }
@@ -225,11 +210,13 @@ export class ColdRows {
     }
   }
 
-  /** The aggregates of the rollouts changed and not settled, from their calls (ingest.ts updateAggregates): then the rows are final. */
+  /**
+   * The aggregates of the rollouts changed and not settled (ingest.ts updateAggregates): none has calls (every capture
+   * file read settles its rollout), so they are those of no calls. Then the rows are final.
+   */
   finish(): void {
     const at = this.rollouts.at;
     for (const row of this.pending) {
-      if (row[at.capture_file] !== null && (row[at.num_calls] as number) > 0) throw new ColdPassRefused(`rollout ${row[at.key]}: its aggregates would be read from its calls`);
       this.setAggregates(row, callTotals([]), { capture_file: row[at.capture_file] as number | null, unreadable: row[at.unreadable] as number, marker: row[at.marker] as number });
     }
     this.pending.clear();

@@ -21,7 +21,7 @@ export interface SyncedRun {
 }
 
 /**
- * The working copy's own tables (beside SQLite's): each run's last written version (hydrate.ts), the runs it has
+ * The working copy's own tables (beside SQLite's): each run's last written version (localState reads it), the runs it has
  * changed since it last wrote them all (ch_unflushed: kept across a restart, unlike the temp marks of what changed),
  * and the rollouts whose calls it does not hold (ch_remote_calls: their capture files hold them; sync.ts localize).
  */

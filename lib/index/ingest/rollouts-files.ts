@@ -307,7 +307,7 @@ function trajectoryValues(t: TrajectorySummary | null): unknown[] {
 }
 
 /** `length` bytes of `fd` at `position`; null when the file ends before. */
-function readAt(fd: number, length: number, position: number): Buffer | null {
+export function readAt(fd: number, length: number, position: number): Buffer | null {
   const bytes = Buffer.allocUnsafe(length);
   for (let got = 0; got < length; ) {
     const n = readSync(fd, bytes, got, length - got, position + got);

@@ -83,7 +83,7 @@ async function expectSameAsIngest(root: string, name: string, check?: (db: Datab
       coldPass(rows, run);
       insert('files', rows.files.columns, [...rows.fileRows]);
       insert('rollouts', rows.rollouts.columns, [...rows.rolloutRows]);
-      insert('tool_calls', rows.tools.columns, [...rows.toolRows]);
+      insert('tool_calls', rows.tools.columns, [...rows.toolsOf.values()].flat());
     }
     const want = tables(index.db, layout);
     const got = tables(scratch, layout);
