@@ -17,7 +17,12 @@
 #include <node_api.h>
 
 #include <emmintrin.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -1205,12 +1210,385 @@ struct Shallow {
   }
 };
 
+// --- a capture file new to the index, read whole (lib/index/ingest/native-read.ts) --------------------------------
+// What readFileForIngest (lib/index/ingest/capture-file.ts) reads from a file it has never read, with its calls written
+// straight into the columns a ClickHouse cold pass inserts (encodeCalls' form, clickhouse/call-columns.ts) and the
+// rollout's call totals (aggregates/call-totals.ts callTotals) computed beside them: no line, value or string reaches
+// JavaScript. It answers only where the JavaScript path would give the same, byte for byte; anything else (a line
+// the line scan declines, a value an Int64 column would round, a tag that JavaScript's sort might order otherwise,
+// a read error) declines the file, and the caller reads the job in JavaScript.
+// tests/unit/index/ingest/native-read.property.test.ts holds the two equal.
+
+// The columns, in ENCODED_CALL_COLUMNS' order with its types (native-read.ts checks the two agree, name by name).
+#define CALLSCOPE_CALL_COLUMNS(X)                                                                                     \
+  X(call_index, I64) X(model_call_id, STR) X(line_offset, NI64) X(line_length, NI64) X(req_off, NI64) X(req_len, NI64) \
+  X(resp_off, NI64) X(resp_len, NI64) X(model_server, STR) X(model, STR) X(dialect, STR) X(status_code, NI64)         \
+  X(response_status, STR) X(finish_reason, STR) X(error_category, STR) X(started_at, NF64) X(completed_at, NF64)      \
+  X(tokens_in, NI64) X(tokens_out, NI64) X(tokens_reasoning, NI64) X(tokens_total, NI64) X(cached_tokens, NI64)       \
+  X(cache_creation_tokens, NI64) X(cache_hit, NI64) X(latency_ms, NF64) X(ttft_ms, NF64) X(tool_calls, NI64)
+
+enum ColumnKind { I64, NI64, NF64, STR };
+enum CallColumn {
+#define CALLSCOPE_COLUMN_ENUM(name, kind) C_##name,
+  CALLSCOPE_CALL_COLUMNS(CALLSCOPE_COLUMN_ENUM)
+#undef CALLSCOPE_COLUMN_ENUM
+  CALL_COLUMN_COUNT
+};
+const ColumnKind COLUMN_KIND[CALL_COLUMN_COUNT] = {
+#define CALLSCOPE_COLUMN_KIND(name, kind) kind,
+    CALLSCOPE_CALL_COLUMNS(CALLSCOPE_COLUMN_KIND)
+#undef CALLSCOPE_COLUMN_KIND
+};
+const char* const COLUMN_NAME[CALL_COLUMN_COUNT] = {
+#define CALLSCOPE_COLUMN_NAME(name, kind) #name ":" #kind,
+    CALLSCOPE_CALL_COLUMNS(CALLSCOPE_COLUMN_NAME)
+#undef CALLSCOPE_COLUMN_NAME
+};
+
+// The meta values a read answers with (native-read.ts reads them by these places). NaN: null.
+enum Meta {
+  M_DEV, M_INO, M_SIZE, M_MTIME_SEC, M_MTIME_NSEC, M_OFFSET, M_LINES, M_CALLS,
+  M_TOKENS_IN, M_TOKENS_OUT, M_TOKENS_REASONING, M_TOKENS_TOTAL, M_CACHED, M_LATENCY_SUM, M_LATENCY_MAX, M_TTFT_MEDIAN,
+  M_ERRORS, M_STARTED, M_COMPLETED, META_COUNT
+};
+
+// A job's calls, column by column, as encodeColumns lays them out: a String column's row offsets, a Nullable column's
+// null bytes (1: null), and the values (Int64 and Float64 8 bytes little-endian, String a varint length and its bytes).
+struct CallColumns {
+  std::vector<uint8_t> values[CALL_COLUMN_COUNT];
+  std::vector<uint8_t> nulls[CALL_COLUMN_COUNT];
+  std::vector<uint32_t> offsets[CALL_COLUMN_COUNT];
+  size_t rows = 0;
+
+  struct Mark {
+    size_t rows;
+    size_t values[CALL_COLUMN_COUNT];
+  };
+  Mark mark() const {
+    Mark m;
+    m.rows = rows;
+    for (int c = 0; c < CALL_COLUMN_COUNT; c++) m.values[c] = values[c].size();
+    return m;
+  }
+  void rollback(const Mark& m) {
+    rows = m.rows;
+    for (int c = 0; c < CALL_COLUMN_COUNT; c++) {
+      values[c].resize(m.values[c]);
+      if (COLUMN_KIND[c] != I64) nulls[c].resize(m.rows);
+      if (COLUMN_KIND[c] == STR) offsets[c].resize(m.rows);
+    }
+  }
+  void clear() {
+    Mark empty{};
+    rollback(empty);
+  }
+  void raw(int c, const void* p, size_t len) {
+    const uint8_t* bytes = static_cast<const uint8_t*>(p);
+    values[c].insert(values[c].end(), bytes, bytes + len);
+  }
+  // An integer column's value: false (decline) for one that encodeColumns would not write as this exact integer.
+  bool integer(int c, double v) {
+    if (v != v) {
+      if (COLUMN_KIND[c] == I64) return false;
+      nulls[c].push_back(1);
+      int64_t zero = 0;
+      raw(c, &zero, 8);
+      return true;
+    }
+    if (v != std::trunc(v) || std::fabs(v) >= 9007199254740992.0) return false;
+    if (COLUMN_KIND[c] != I64) nulls[c].push_back(0);
+    int64_t x = (int64_t)v;
+    raw(c, &x, 8);
+    return true;
+  }
+  void real(int c, double v) {
+    bool null = v != v;
+    nulls[c].push_back(null ? 1 : 0);
+    double x = null ? 0.0 : v;
+    raw(c, &x, 8);
+  }
+  void text(int c, const uint8_t* line, double start, double end) {
+    offsets[c].push_back((uint32_t)values[c].size());
+    if (start < 0) {
+      nulls[c].push_back(1);
+      values[c].push_back(0);
+      return;
+    }
+    nulls[c].push_back(0);
+    size_t len = (size_t)(end - start);
+    size_t n = len;
+    while (n >= 0x80) {
+      values[c].push_back((uint8_t)(n | 0x80));
+      n >>= 7;
+    }
+    values[c].push_back((uint8_t)n);
+    raw(c, line + (size_t)start, len);
+  }
+  // Bytes of the whole layout (encodeColumns'): every String column's offsets first, then each column's nulls and values.
+  size_t bytes() const {
+    size_t total = 0;
+    for (int c = 0; c < CALL_COLUMN_COUNT; c++) {
+      if (COLUMN_KIND[c] == STR) total += 4 * (rows + 1);
+      if (COLUMN_KIND[c] != I64) total += rows;
+      total += values[c].size();
+    }
+    return total;
+  }
+  void write(uint8_t* dst) const {
+    for (int c = 0; c < CALL_COLUMN_COUNT; c++) {
+      if (COLUMN_KIND[c] != STR) continue;
+      if (rows) std::memcpy(dst, offsets[c].data(), 4 * rows);
+      uint32_t last = (uint32_t)values[c].size();
+      std::memcpy(dst + 4 * rows, &last, 4);
+      dst += 4 * (rows + 1);
+    }
+    for (int c = 0; c < CALL_COLUMN_COUNT; c++) {
+      if (COLUMN_KIND[c] != I64) {
+        if (rows) std::memcpy(dst, nulls[c].data(), rows);
+        dst += rows;
+      }
+      if (!values[c].empty()) std::memcpy(dst, values[c].data(), values[c].size());
+      dst += values[c].size();
+    }
+  }
+};
+
+// Strict UTF-8 (what Buffer's isUtf8 accepts): no overlong forms, surrogates or code points past U+10FFFF.
+bool validUtf8(const uint8_t* p, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    // ASCII (most of a line's bytes) 64 and then 16 bytes at a time.
+    if (i + 64 <= n) {
+      const __m128i* q = reinterpret_cast<const __m128i*>(p + i);
+      __m128i any = _mm_or_si128(_mm_or_si128(_mm_loadu_si128(q), _mm_loadu_si128(q + 1)), _mm_or_si128(_mm_loadu_si128(q + 2), _mm_loadu_si128(q + 3)));
+      if (_mm_movemask_epi8(any) == 0) {
+        i += 64;
+        continue;
+      }
+    }
+    if (i + 16 <= n && _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))) == 0) {
+      i += 16;
+      continue;
+    }
+    uint8_t c = p[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t need;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) need = 1;
+    else if (c >= 0xE0 && c <= 0xEF) {
+      need = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      need = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else return false;
+    if (i + need >= n) return false;
+    if (p[i + 1] < lo || p[i + 1] > hi) return false;
+    for (size_t k = 2; k <= need; k++)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return false;
+    i += need + 1;
+  }
+  return true;
+}
+
+inline bool asciiSpace(uint8_t c) { return c == 32 || (c >= 9 && c <= 13); }
+
+// Math.max and Math.min of two numbers that are not NaN (+0 above -0).
+inline double jsMax(double a, double b) { return a > b ? a : b > a ? b : std::signbit(a) ? b : a; }
+inline double jsMin(double a, double b) { return a < b ? a : b < a ? b : std::signbit(a) ? a : b; }
+
+// callTotals (aggregates/call-totals.ts), call by call in the same order and the same double arithmetic.
+struct Totals {
+  double tokens[5] = {NAN, NAN, NAN, NAN, NAN};
+  std::vector<double> latencies, ttfts;
+  double latencyMax = NAN, started = NAN, completed = NAN;
+  double errors = 0;
+  std::vector<std::string> tags[3];  // servers, dialects, error categories
+
+  static void tag(std::vector<std::string>& set, const uint8_t* line, double start, double end) {
+    if (start < 0) return;
+    std::string s(reinterpret_cast<const char*>(line) + (size_t)start, (size_t)(end - start));
+    if (std::find(set.begin(), set.end(), s) == set.end()) set.push_back(std::move(s));
+  }
+  void add(const double* o, const uint8_t* line) {
+    const int slots[5] = {TOKENS_IN, TOKENS_OUT, TOKENS_REASONING, TOKENS_TOTAL, CACHED_TOKENS};
+    for (int k = 0; k < 5; k++) {
+      double v = o[slots[k]];
+      if (v == v) tokens[k] = (tokens[k] == tokens[k] ? tokens[k] : 0) + v;
+    }
+    double latency = o[LATENCY_MS];
+    if (latency == latency) {
+      latencies.push_back(latency);
+      latencyMax = latencyMax == latencyMax ? jsMax(latencyMax, latency) : latency;
+    }
+    if (o[TTFT_MS] == o[TTFT_MS]) ttfts.push_back(o[TTFT_MS]);
+    if (o[ERROR_CATEGORY] >= 0) errors++;
+    tag(tags[0], line, o[REF_NAME], o[REF_NAME_END]);
+    tag(tags[1], line, o[DIALECT], o[DIALECT_END]);
+    tag(tags[2], line, o[ERROR_CATEGORY], o[ERROR_CATEGORY_END]);
+    if (o[STARTED_AT] == o[STARTED_AT]) started = started == started ? jsMin(started, o[STARTED_AT]) : o[STARTED_AT];
+    if (o[COMPLETED_AT] == o[COMPLETED_AT]) completed = completed == completed ? jsMax(completed, o[COMPLETED_AT]) : o[COMPLETED_AT];
+  }
+  // neumaierSum (lib/capture/metrics.ts).
+  static double neumaier(const std::vector<double>& values) {
+    double s = 0, c = 0;
+    for (double x : values) {
+      double t = s + x;
+      if (std::fabs(s) >= std::fabs(x)) c += s - t + x;
+      else c += x - t + s;
+      s = t;
+    }
+    if (c != 0 && std::isfinite(c)) s += c;
+    return s;
+  }
+  static double median(std::vector<double> values) {
+    if (values.empty()) return NAN;
+    std::stable_sort(values.begin(), values.end(), [](double a, double b) { return a < b; });
+    size_t mid = values.size() >> 1;
+    return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+  }
+  // A tag list as callTotals writes it, or false when JavaScript's sort (by UTF-16 unit) might order it otherwise than
+  // by bytes: only where a value has a character past U+FFFF.
+  static bool tagList(std::vector<std::string>& set, std::string& out) {
+    for (const std::string& s : set)
+      for (unsigned char ch : s)
+        if (ch >= 0xF0) return false;
+    std::sort(set.begin(), set.end());
+    out.clear();
+    for (const std::string& s : set) out += "|" + s;
+    if (!set.empty()) out += "|";
+    return true;
+  }
+};
+
+enum ReadStatus { R_ABSENT = 0, R_UNOPENABLE = 1, R_DECLINED = 2, R_READ = 3 };
+
+struct FileReader {
+  std::vector<uint8_t> buf = std::vector<uint8_t>(4 << 20);
+  CallColumns calls;
+  double slots[SLOTS];
+
+  // The file's terminated lines, as readLinesSync and scanCalls read them from offset 0 to the size fstat gave.
+  ReadStatus read(const char* path, double* meta, std::string tags[3]) {
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ? R_ABSENT : R_UNOPENABLE;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      close(fd);
+      return R_DECLINED;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      close(fd);
+      return R_ABSENT;
+    }
+    CallColumns::Mark mark = calls.mark();
+    Totals totals;
+    size_t lines = 0, callIndex = 0;
+    size_t end = (size_t)st.st_size, base = 0, filled = 0, lineStart = 0;
+    bool ok = true;
+    while (ok && base + filled < end) {
+      if (filled == buf.size()) {
+        if (lineStart > 0) {
+          std::memmove(buf.data(), buf.data() + lineStart, filled - lineStart);
+          filled -= lineStart;
+          base += lineStart;
+          lineStart = 0;
+        } else buf.resize(buf.size() * 2);
+      }
+      ssize_t got = pread(fd, buf.data() + filled, std::min(buf.size() - filled, end - base - filled), (off_t)(base + filled));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) ok = false;
+      if (got <= 0) break;
+      size_t from = filled;
+      filled += (size_t)got;
+      size_t at = std::max(from, lineStart);
+      while (ok) {
+        const uint8_t* nl = static_cast<const uint8_t*>(std::memchr(buf.data() + at, '\n', filled - at));
+        if (!nl) break;
+        size_t lineEnd = nl - buf.data();
+        ok = line(buf.data() + lineStart, lineEnd - lineStart, base + lineStart, callIndex, totals);
+        lines++;
+        lineStart = at = lineEnd + 1;
+      }
+    }
+    close(fd);
+    if (ok) {
+      for (int k = 0; k < 3; k++) ok = ok && Totals::tagList(totals.tags[k], tags[k]);
+    }
+    if (!ok) {
+      calls.rollback(mark);
+      return R_DECLINED;
+    }
+    meta[M_DEV] = (double)st.st_dev;
+    meta[M_INO] = (double)st.st_ino;
+    meta[M_SIZE] = (double)st.st_size;
+    meta[M_MTIME_SEC] = (double)st.st_mtim.tv_sec;
+    meta[M_MTIME_NSEC] = (double)st.st_mtim.tv_nsec;
+    meta[M_OFFSET] = (double)(base + lineStart);
+    meta[M_LINES] = (double)lines;
+    meta[M_CALLS] = (double)callIndex;
+    for (int k = 0; k < 5; k++) meta[M_TOKENS_IN + k] = totals.tokens[k];
+    meta[M_LATENCY_SUM] = totals.latencies.empty() ? NAN : Totals::neumaier(totals.latencies);
+    meta[M_LATENCY_MAX] = totals.latencyMax;
+    meta[M_TTFT_MEDIAN] = Totals::median(totals.ttfts);
+    meta[M_ERRORS] = totals.errors;
+    meta[M_STARTED] = totals.started;
+    meta[M_COMPLETED] = totals.completed;
+    return R_READ;
+  }
+
+  // One terminated line (without its newline) at `offset`: a blank one skipped, a call's row appended; false to decline.
+  bool line(const uint8_t* p, size_t len, size_t offset, size_t& callIndex, Totals& totals) {
+    size_t s = 0, e = len;
+    while (s < e && asciiSpace(p[s])) s++;
+    while (e > s && asciiSpace(p[e - 1])) e--;
+    if (s == e) return true;
+    const uint8_t* b = p + s;
+    if (!validUtf8(b, e - s)) return false;
+    Scan scan(b, e - s, slots);
+    if (!scan.run()) return false;
+    const double* o = slots;
+    double shift = (double)s;
+    bool req = o[REQ_START] >= 0, resp = o[RESP_START] >= 0;
+    CallColumns& c = calls;
+    bool exact = c.integer(C_call_index, (double)callIndex) && c.integer(C_line_offset, (double)offset) && c.integer(C_line_length, (double)len) &&
+                 c.integer(C_req_off, req ? o[REQ_START] + shift : NAN) && c.integer(C_req_len, req ? o[REQ_END] - o[REQ_START] : NAN) &&
+                 c.integer(C_resp_off, resp ? o[RESP_START] + shift : NAN) && c.integer(C_resp_len, resp ? o[RESP_END] - o[RESP_START] : NAN) &&
+                 c.integer(C_status_code, o[STATUS_CODE]) && c.integer(C_tokens_in, o[TOKENS_IN]) && c.integer(C_tokens_out, o[TOKENS_OUT]) &&
+                 c.integer(C_tokens_reasoning, o[TOKENS_REASONING]) && c.integer(C_tokens_total, o[TOKENS_TOTAL]) &&
+                 c.integer(C_cached_tokens, o[CACHED_TOKENS]) && c.integer(C_cache_creation_tokens, o[CACHE_CREATION_TOKENS]) &&
+                 c.integer(C_cache_hit, o[CACHE_HIT]) && o[TOOL_CALLS] == o[TOOL_CALLS] && c.integer(C_tool_calls, o[TOOL_CALLS]);
+    if (!exact) return false;  // the caller rolls the file back (a row half written included)
+    c.text(C_model_call_id, b, o[CALL_ID], o[CALL_ID_END]);
+    c.text(C_model_server, b, o[REF_NAME], o[REF_NAME_END]);
+    c.text(C_model, b, o[MODEL], o[MODEL_END]);
+    c.text(C_dialect, b, o[DIALECT], o[DIALECT_END]);
+    c.text(C_response_status, b, o[STATUS], o[STATUS_END]);
+    c.text(C_finish_reason, b, o[FINISH], o[FINISH_END]);
+    c.text(C_error_category, b, o[ERROR_CATEGORY], o[ERROR_CATEGORY_END]);
+    c.real(C_started_at, o[STARTED_AT]);
+    c.real(C_completed_at, o[COMPLETED_AT]);
+    c.real(C_latency_ms, o[LATENCY_MS]);
+    c.real(C_ttft_ms, o[TTFT_MS]);
+    c.rows++;
+    totals.add(o, b);
+    callIndex++;
+    return true;
+  }
+};
+
 // --- the binding ---------------------------------------------------------------------------------------
 
 struct Instance {
   napi_ref outRef = nullptr;
   double* out = nullptr;
   std::vector<ShallowConfig> shallow;
+  FileReader files;
 };
 
 void finalizeInstance(napi_env env, void* data, void*) {
@@ -1371,6 +1749,71 @@ napi_value ScanShallow(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// readCaptureFile(path: string, meta: Float64Array of META_COUNT): a status (0 absent, 1 unopenable, 2 declined), or,
+// read, the rollout's three tag lists (model servers, dialects, error categories; null for none) with `meta` filled
+// and the file's calls appended to this thread's columns (takeCalls).
+napi_value ReadCaptureFile(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value args[2];
+  napi_get_cb_info(env, info, &argc, args, nullptr, nullptr);
+  Instance* inst;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&inst));
+  size_t len;
+  napi_typedarray_type type;
+  size_t metaLen;
+  void* meta;
+  if (argc < 2 || napi_get_value_string_utf8(env, args[0], nullptr, 0, &len) != napi_ok ||
+      napi_get_typedarray_info(env, args[1], &type, &metaLen, &meta, nullptr, nullptr) != napi_ok || type != napi_float64_array || metaLen < META_COUNT) {
+    return throwError(env, "readCaptureFile: (path, Float64Array of META_COUNT)");
+  }
+  std::string path(len, '\0');
+  napi_get_value_string_utf8(env, args[0], &path[0], len + 1, &len);
+  napi_value result;
+  if (path.find('\0') != std::string::npos) {
+    napi_create_uint32(env, R_DECLINED, &result);
+    return result;
+  }
+  std::string tags[3];
+  ReadStatus status = inst->files.read(path.c_str(), static_cast<double*>(meta), tags);
+  if (status != R_READ) {
+    napi_create_uint32(env, status, &result);
+    return result;
+  }
+  napi_create_array_with_length(env, 3, &result);
+  for (uint32_t k = 0; k < 3; k++) {
+    napi_value tag;
+    if (tags[k].empty()) napi_get_null(env, &tag);
+    else napi_create_string_utf8(env, tags[k].data(), tags[k].size(), &tag);
+    napi_set_element(env, result, k, tag);
+  }
+  return result;
+}
+
+// takeCalls(): [rows, ArrayBuffer] of the calls appended since the last take (encodeColumns' layout), then empty.
+napi_value TakeCalls(napi_env env, napi_callback_info) {
+  Instance* inst;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&inst));
+  CallColumns& calls = inst->files.calls;
+  void* data;
+  napi_value buffer, rows, result;
+  napi_create_arraybuffer(env, calls.bytes(), &data, &buffer);
+  calls.write(static_cast<uint8_t*>(data));
+  napi_create_double(env, (double)calls.rows, &rows);
+  calls.clear();
+  napi_create_array_with_length(env, 2, &result);
+  napi_set_element(env, result, 0, rows);
+  napi_set_element(env, result, 1, buffer);
+  return result;
+}
+
+// dropCalls(): the calls appended since the last take, dropped.
+napi_value DropCalls(napi_env env, napi_callback_info) {
+  Instance* inst;
+  napi_get_instance_data(env, reinterpret_cast<void**>(&inst));
+  inst->files.calls.clear();
+  return nullptr;
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
@@ -1387,6 +1830,22 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "shallowConfig", fn);
   napi_create_function(env, "scanShallow", NAPI_AUTO_LENGTH, ScanShallow, nullptr, &fn);
   napi_set_named_property(env, exports, "scanShallow", fn);
+  napi_create_function(env, "readCaptureFile", NAPI_AUTO_LENGTH, ReadCaptureFile, nullptr, &fn);
+  napi_set_named_property(env, exports, "readCaptureFile", fn);
+  napi_create_function(env, "takeCalls", NAPI_AUTO_LENGTH, TakeCalls, nullptr, &fn);
+  napi_set_named_property(env, exports, "takeCalls", fn);
+  napi_create_function(env, "dropCalls", NAPI_AUTO_LENGTH, DropCalls, nullptr, &fn);
+  napi_set_named_property(env, exports, "dropCalls", fn);
+  napi_value columns;
+  napi_create_array_with_length(env, CALL_COLUMN_COUNT, &columns);
+  for (uint32_t k = 0; k < CALL_COLUMN_COUNT; k++) {
+    napi_create_string_utf8(env, COLUMN_NAME[k], NAPI_AUTO_LENGTH, &name);
+    napi_set_element(env, columns, k, name);
+  }
+  napi_set_named_property(env, exports, "callColumns", columns);
+  napi_value metaCount;
+  napi_create_uint32(env, META_COUNT, &metaCount);
+  napi_set_named_property(env, exports, "metaCount", metaCount);
   napi_create_array_with_length(env, SLOTS, &slotNames);
   for (uint32_t k = 0; k < SLOTS; k++) {
     napi_create_string_utf8(env, SLOT_NAMES[k], NAPI_AUTO_LENGTH, &name);
@@ -1395,7 +1854,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "slotNames", slotNames);
   // Bumped with every change of the exports or of what they answer (lib/index/scan/addon.ts: NATIVE_VERSION).
   napi_value version;
-  napi_create_uint32(env, 2, &version);
+  napi_create_uint32(env, 3, &version);
   napi_set_named_property(env, exports, "version", version);
   return exports;
 }

@@ -5,6 +5,7 @@ import { CALL_WIDTH } from '../call-row';
 import { packCalls, readFileForIngest, type IngestRead, type FileState, type PackedCalls } from './capture-file';
 import { readRolloutsSlice, type RolloutsSlice } from './rollouts-file';
 import { encodeCalls, type EncodedCalls } from '../clickhouse/call-columns';
+import { isNewFile, readCapturesNative } from './native-read';
 
 export type WorkerJob =
   /** `encode`: the calls as the ClickHouse mirror takes them (clickhouse/call-columns.ts), instead of their values. */
@@ -20,6 +21,11 @@ export type JobResult =
 
 export function runJob(job: WorkerJob, pack: boolean): JobResult {
   if (job.kind === 'capture') {
+    // A cold pass's files, never read before: read and encoded by the addon when it can (native-read.ts).
+    if (job.encode && job.files.every((f) => isNewFile(f.state))) {
+      const native = readCapturesNative(job.files.map((f) => f.file));
+      if (native) return { kind: 'capture', reads: native.reads, calls: null, encoded: native.encoded, counts: native.counts };
+    }
     const reads = job.files.map((f) => readFileForIngest(f.file, f.state));
     const counts = reads.map((r) => (r.kind === 'read' ? r.calls.length / CALL_WIDTH : 0));
     if (!pack && !job.encode) return { kind: 'capture', reads, calls: null, counts };

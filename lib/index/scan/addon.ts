@@ -19,11 +19,24 @@ export interface NativeAddon {
   scanShallow(line: Uint8Array, config: number, dst: Uint8Array, meta: Float64Array): number;
   /** The names of the output slots in the order scanCapture writes them (scan.cc's CALLSCOPE_SLOTS). */
   slotNames: string[];
+  /**
+   * A capture file never read, read whole (lib/index/ingest/native-read.ts): a status (0 absent, 1 unopenable, 2 declined),
+   * or its three tag lists with `meta` filled and its calls appended to the thread's columns.
+   */
+  readCaptureFile(path: string, meta: Float64Array): number | (string | null)[];
+  /** The calls appended since the last take: their count and their columns (encodeColumns' layout). */
+  takeCalls(): [number, ArrayBuffer];
+  /** The calls appended since the last take, dropped. */
+  dropCalls(): void;
+  /** readCaptureFile's columns, in order, as `name:kind` (I64, NI64, NF64, STR). */
+  callColumns: string[];
+  /** The length of readCaptureFile's meta. */
+  metaCount: number;
   version: number;
 }
 
 /** The addon version this code expects (scan.cc's `version`): a build from older sources is not used. */
-export const NATIVE_VERSION = 2;
+export const NATIVE_VERSION = 3;
 
 /**
  * The output slots scanCapture writes, in order, as this code reads them (by name: NATIVE_SLOT): derived from the
