@@ -289,10 +289,27 @@ export class ClickhouseSync {
     const r = rows.rollouts.at;
     const f = rows.files.at;
     const t = rows.tools.at;
-    const rolloutRows = batch.rollouts.map((row) => {
-      const line = row[r.line_file] === null ? undefined : rows.fileOf(row[r.line_file] as number);
-      return [run.no, ...ROLLOUT_COLS.map((c) => row[r[c]]), line ? line[f.path] : null, line ? line[f.kind] : null, run.id, run.month, version, 0];
-    });
+    // The rollout rows read where ColdRows holds them (no row of some 70 values copied per rollout), in ROLLOUT_LAYOUT's order.
+    const held = batch.rollouts;
+    const lineFile = (k: number, at: number) => {
+      const id = held[k][r.line_file];
+      const line = id === null ? undefined : rows.fileOf(id as number);
+      return line ? line[at] : null;
+    };
+    const rolloutRows: BlockRows = {
+      n: held.length,
+      column: (c) => {
+        const name = ROLLOUT_LAYOUT.columns[c];
+        if (name === 'run') return () => run.id;
+        if (name === 'run_month') return () => run.month;
+        if (name === 'version') return () => version;
+        if (name === 'deleted') return () => 0;
+        if (name === 'line_path') return (k) => lineFile(k, f.path);
+        if (name === 'line_kind') return (k) => lineFile(k, f.kind);
+        const at = r[name as keyof typeof r];
+        return (k) => held[k][at];
+      },
+    };
     const fileRows = batch.files.map((row) => [run.no, ...FILE_COLS.map((c) => row[f[c]]), run.id, run.month, version, 0]);
     const tools: unknown[][] = [];
     for (const row of batch.rollouts) {
@@ -303,7 +320,7 @@ export class ClickhouseSync {
     try {
       prepared.push(await this.inserter.prepare('calls', CALL_NATIVE, [takenRows(pieces, version)], CALL_INSERT_AT));
       prepared.push(await this.inserter.prepare('tool_calls', TOOL_NATIVE, [tools]));
-      prepared.push(await this.inserter.prepareEncoded('rollouts', ROLLOUT_NATIVE, encodeBlocks(ROLLOUT_NATIVE, [rolloutRows], ROLLOUT_LAYOUT.at)));
+      prepared.push(await this.inserter.prepareEncoded('rollouts', ROLLOUT_NATIVE, encodeBlocks(ROLLOUT_NATIVE, [rolloutRows])));
       prepared.push(await this.inserter.prepare('files', FILE_NATIVE, [fileRows], FILE_LAYOUT.at));
     } catch (err) {
       for (const p of prepared) p?.discard();
