@@ -1,23 +1,22 @@
 // The first pass over a run the working copy holds nothing of, written to ClickHouse straight from the scan. The
 // workers read the run's rollouts files and capture files as any large pass does (parallel.ts), ColdRows makes the rows
-// SQLite's ingest would make (cold-rows.ts), and the rows go to the database in writes of about FLUSH_CALLS calls while
+// SQLite's ingest would make (cold-rows.ts), and the rows go to the database in writes of about COLD_WRITE_CALLS calls while
 // the scan goes on: none of them becomes a row of the working copy, its triggers or its read-back (the bulk of a cold
 // ingest's cost with SQLite in the way: README, "Where the ingest's time goes"). The working copy is filled from the
 // database before its next pass over any run (sync.ts beforePass: the same fill as a restarted ingest's, hydrate.ts).
 //
-// A run it cannot take as SQLite would, or too large to hold (notCold's conditions, ColdPassRefused while the rollouts
-// files are read), is left to the ordinary pass, before anything is written; so is one whose write the database
-// refuses (sync.ts).
+// A run it cannot take as SQLite would (notCold's conditions) is left to the ordinary pass before anything is written;
+// so is one with a line whose key is taken twice over (ColdPassRefused) or whose write the database refuses (sync.ts),
+// and the ordinary pass then writes again, newer, whatever rows the cold pass had written.
 import { closeSync, lstatSync, openSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { getHeapStatistics } from 'node:v8';
 import type Database from 'better-sqlite3';
 import { INCOMPLETE_SUFFIX, rolloutIdOfCaptureFile } from '../../capture/store';
 import { isStoreRolloutId } from '../../capture/ids';
 import { NEW_FILE } from '../ingest/capture-file';
-import { runJob, type JobResult } from '../ingest/job';
+import { runJob, type JobResult, type WorkerJob } from '../ingest/job';
 import { DEFAULT_MIN_FILES, DEFAULT_SLICE_BYTES, FILES_PER_JOB, OrderedJobs, type IngestOptions } from '../ingest/parallel';
-import { BATCH_MS, changed, poolFor, type Pass } from '../ingest/pass';
+import { changed, poolFor, type Pass } from '../ingest/pass';
 import { readAt } from '../ingest/rollouts-files';
 import type { RunSource } from '../sources/discovery';
 import type { EncodedCalls } from './call-columns';
@@ -27,13 +26,6 @@ import { ColdPassRefused, ColdRows } from './cold-rows';
 export const COLD_WRITE_CALLS = 250_000;
 /** Writes whose inserts may run at once behind the scan. */
 const WRITES_IN_FLIGHT = 2;
-/**
- * The share of the heap's limit the rollouts' rows may take before the capture files are read: a run's rollouts are
- * held until their capture files come (some 2.6 KB each: 260 MB for bench:clickhouse's 100k), and a run too large to
- * hold is left to the ordinary pass, before anything is written.
- */
-const HEAP_SHARE = 0.4;
-
 /** A write of a cold pass: rollout rows that are final, file rows, and the calls of those rollouts as the workers encoded them. */
 export interface ColdBatch {
   rollouts: unknown[][];
@@ -75,9 +67,31 @@ function lastByte(file: string, size: number): number | null {
   }
 }
 
+/** Slices of the rollouts files read ahead of the rows they make: their rollouts wait for their capture files meanwhile. */
+const SLICES_AHEAD = 8;
+/** Rollout rows (without calls) that make a write by themselves: a run whose rollouts mostly have no capture file. */
+const COLD_WRITE_ROLLOUTS = 50_000;
+
+type ColdJob = { kind: 'slice'; lines: LineFile; from: number } | { kind: 'capture'; ids: string[] };
+
+interface LineFile {
+  file: string;
+  kind: 'rollouts' | 'failures';
+  st: Stats;
+  row: Row;
+  offset: number;
+  nextLine: number;
+  slices: number;
+}
+
 /**
  * Runs a cold pass over `run` if it is one: true when it was (everything written by `write`, in order, the rollouts
- * files' rows last), false when the ordinary pass should run instead (nothing written).
+ * files' rows last), false when the ordinary pass should run instead (which writes every row again, newer).
+ *
+ * The rollouts files and the capture files are read in one stream: each slice of a rollouts file, then the capture
+ * files of the rollouts its lines name, in line order, a few slices behind. That is the order SQLite's ingest gives
+ * ids in (every line first, then the capture files by rollout), so the ids are the same; and each rollout is written
+ * as soon as its capture file is read, so the pass holds some thousand rollouts at a time, not the run's.
  */
 export async function coldPass(
   db: Database.Database, pass: Pass, run: RunSource, options: IngestOptions, write: (batch: ColdBatch, rows: ColdRows) => Promise<{ done: Promise<void> }>,
@@ -89,51 +103,29 @@ export async function coldPass(
   if (!pool) return false;
   const rows = new ColdRows(db, pass.runNo);
   const stats = pass.stats;
-  const heapLimit = getHeapStatistics().heap_size_limit;
-
-  // The rollouts files first, as ingest reads them: a refused line leaves the run to the ordinary pass.
-  const lineFiles: { row: Row; st: Stats; offset: number; nextLine: number }[] = [];
-  try {
-    for (const [file, kind] of [[run.rolloutsFile, 'rollouts'], [run.failuresFile, 'failures']] as const) {
-      const st = file ? lstatSync(file, { throwIfNoEntry: false }) : undefined;
-      if (!file || !st) continue;
-      const row = rows.file(file, kind, null);
-      stats.filesRead++;
-      let offset = 0;
-      let nextLine = 1;
-      const starts: number[] = [];
-      for (let at = 0; at < st.size; at += options.sliceBytes ?? DEFAULT_SLICE_BYTES) starts.push(at);
-      const slice = (from: number) => ({ kind: 'rollouts' as const, file, from, to: Math.min(st.size, from + (options.sliceBytes ?? DEFAULT_SLICE_BYTES)), size: st.size, atLineStart: from === 0, countCalls: true });
-      for await (const group of new OrderedJobs(pool, starts, slice).groups(BATCH_MS)) {
-        for (const { job, result } of group) {
-          const read = result?.kind === 'rollouts' ? result.slice : (runJob(slice(job), false) as Extract<JobResult, { kind: 'rollouts' }>).slice;
-          for (const l of read.lines) l.lineNo += nextLine;
-          stats.bytesRead += read.bytes;
-          stats.linesRead += read.count;
-          rows.lines(row, kind, read.lines);
-          nextLine += read.count;
-          if (read.end >= 0) offset = read.end;
-        }
-        if (process.memoryUsage().heapUsed > HEAP_SHARE * heapLimit) throw new ColdPassRefused(`${file}: more rollouts than the heap holds`);
-      }
-      lineFiles.push({ row, st, offset, nextLine });
-    }
-  } catch (err) {
-    if (err instanceof ColdPassRefused) return false;
-    throw err;
-  }
-  for (const f of lineFiles) rows.rolloutsFileRead(f.row, f.st, f.offset, f.nextLine);
-  for (const r of rows.rolloutRows) changed(stats, rows.pkOf(r));
-
-  // Then the capture dir, its files in rollout order (capture-files.ts ingestCaptureDir), each rollout written once final.
+  const sliceBytes = options.sliceBytes ?? DEFAULT_SLICE_BYTES;
   const markers = new Set(names.filter((n) => n.endsWith(INCOMPLETE_SUFFIX)).map((n) => n.slice(0, -INCOMPLETE_SUFFIX.length)));
-  const ids = names.map((n) => rolloutIdOfCaptureFile(n)).filter((id): id is string => id !== null && isStoreRolloutId(id));
-  const order = (id: string) => {
-    const r = rows.rollout(id);
-    return r ? rows.pkOf(r) : Number.MAX_SAFE_INTEGER;
-  };
-  ids.sort((a, b) => order(a) - order(b));
+  // The capture files, by rollout id, in the capture dir's order (that of the ones no line names).
+  const captured = new Set(names.map((n) => rolloutIdOfCaptureFile(n)).filter((id): id is string => id !== null && isStoreRolloutId(id)));
   const fileOf = (id: string) => path.join(dir!, id + '.capture.jsonl');
+
+  // The rollouts files' rows first, as ingest inserts them (before any capture file's), and their slices.
+  const lineFiles: LineFile[] = [];
+  const slices: ColdJob[] = [];
+  for (const [file, kind] of [[run.rolloutsFile, 'rollouts'], [run.failuresFile, 'failures']] as const) {
+    const st = file ? lstatSync(file, { throwIfNoEntry: false }) : undefined;
+    if (!file || !st) continue;
+    const lines: LineFile = { file, kind, st, row: rows.file(file, kind, null), offset: 0, nextLine: 1, slices: 0 };
+    stats.filesRead++;
+    lineFiles.push(lines);
+    for (let from = 0; from < st.size; from += sliceBytes) slices.push({ kind: 'slice', lines, from });
+    lines.slices = Math.ceil(st.size / sliceBytes);
+  }
+  const message = (job: ColdJob): WorkerJob =>
+    job.kind === 'slice'
+      ? { kind: 'rollouts', file: job.lines.file, from: job.from, to: Math.min(job.lines.st.size, job.from + sliceBytes), size: job.lines.st.size, atLineStart: job.from === 0, countCalls: true }
+      : { kind: 'capture', files: job.ids.map((id) => ({ file: fileOf(id), state: NEW_FILE })), encode: true };
+
   let batch: ColdBatch & { calls: number } = { rollouts: [], files: [], pieces: [], calls: 0 };
   // Writes whose inserts run while the scan goes on: at most WRITES_IN_FLIGHT, each holding its encoded blocks.
   const inFlight: Promise<void>[] = [];
@@ -147,47 +139,91 @@ export async function coldPass(
     inFlight.push(done);
     if (inFlight.length > WRITES_IN_FLIGHT) await inFlight.shift();
   };
-  const batches: string[][] = [];
-  for (let i = 0; i < ids.length; i += FILES_PER_JOB) batches.push(ids.slice(i, i + FILES_PER_JOB));
-  const message = (batch: string[]) => ({ kind: 'capture' as const, files: batch.map((id) => ({ file: fileOf(id), state: NEW_FILE })), encode: true });
-  for await (const group of new OrderedJobs(pool, batches, message).groups(BATCH_MS)) {
-    for (const { job, result: fromWorker } of group) {
-      // A job whose worker failed is run here.
-      const result = (fromWorker?.kind === 'capture' ? fromWorker : runJob(message(job), true)) as Extract<JobResult, { kind: 'capture' }>;
-      let from = 0;
-      for (let k = 0; k < job.length; k++) {
-        const id = job[k];
-        const count = result.counts[k];
-        const read = result.reads[k];
-        const ids = rows.captureFile(fileOf(id), id, read, markers.has(id));
-        if (ids) {
-          if (read.kind === 'read') {
-            stats.filesRead++;
-            stats.bytesRead += read.bytes;
-            stats.linesRead += read.lines;
-            changed(stats, ids.pk);
+
+  // Capture files wait here until a job's worth has come (their rollouts' rows are made), in line order.
+  const waiting: string[] = [];
+  const scheduled = new Set<string>();
+  const jobs = new OrderedJobs<ColdJob>(pool, slices.slice(0, SLICES_AHEAD), message);
+  let nextSlice = Math.min(SLICES_AHEAD, slices.length);
+  let slicesRead = 0;
+  const captureJobs = (final: boolean) => {
+    while (waiting.length >= FILES_PER_JOB || (final && waiting.length)) jobs.add({ kind: 'capture', ids: waiting.splice(0, FILES_PER_JOB) });
+  };
+  // After the last slice: the capture files no line names, as ingest reads them (after every named one, in dir order).
+  const afterLines = () => {
+    for (const id of captured) if (!scheduled.has(id)) waiting.push(id);
+    captureJobs(true);
+  };
+  if (!slices.length) afterLines();
+  try {
+    while (!jobs.done) {
+      const { job, result } = await jobs.take();
+      if (job.kind === 'slice') {
+        // A job whose worker failed is run here.
+        const read = result?.kind === 'rollouts' ? result.slice : (runJob(message(job), false) as Extract<JobResult, { kind: 'rollouts' }>).slice;
+        const lf = job.lines;
+        for (const l of read.lines) l.lineNo += lf.nextLine;
+        stats.bytesRead += read.bytes;
+        stats.linesRead += read.count;
+        lf.nextLine += read.count;
+        if (read.end >= 0) lf.offset = read.end;
+        for (const row of rows.lines(lf.row, lf.kind, read.lines)) {
+          changed(stats, rows.pkOf(row));
+          const key = row[rows.rollouts.at.key] as string;
+          if (captured.has(key) && !scheduled.has(key)) {
+            scheduled.add(key);
+            waiting.push(key);
+          } else {
+            rows.settle(row, markers.has(key) && !captured.has(key));
+            batch.rollouts.push(row);
           }
-          batch.files.push(ids.file);
-          if (count > 0) batch.pieces.push({ pk: ids.pk, fileId: ids.fileId, key: id, calls: result.encoded!, from, count });
-          batch.calls += count;
-          if (!rows.isPending(ids.row)) batch.rollouts.push(ids.row);
         }
-        from += count;
+        captureJobs(false);
+        if (nextSlice < slices.length) jobs.add(slices[nextSlice++]);
+        if (++slicesRead === slices.length) afterLines();
+      } else {
+        const capture = (result?.kind === 'capture' ? result : runJob(message(job), true)) as Extract<JobResult, { kind: 'capture' }>;
+        let from = 0;
+        for (let k = 0; k < job.ids.length; k++) {
+          const id = job.ids[k];
+          const count = capture.counts[k];
+          const read = capture.reads[k];
+          const ids = rows.captureFile(fileOf(id), id, read, markers.has(id));
+          if (ids) {
+            if (read.kind === 'read') {
+              stats.filesRead++;
+              stats.bytesRead += read.bytes;
+              stats.linesRead += read.lines;
+              changed(stats, ids.pk);
+            }
+            batch.files.push(ids.file);
+            if (count > 0) batch.pieces.push({ pk: ids.pk, fileId: ids.fileId, key: id, calls: capture.encoded!, from, count });
+            batch.calls += count;
+            if (!rows.isPending(ids.row)) batch.rollouts.push(ids.row);
+          }
+          from += count;
+        }
       }
+      if (batch.calls >= COLD_WRITE_CALLS || batch.rollouts.length >= COLD_WRITE_ROLLOUTS) await flush();
     }
-    if (batch.calls >= COLD_WRITE_CALLS) await flush();
+  } catch (err) {
+    if (!(err instanceof ColdPassRefused)) throw err;
+    // Rows already written stay until the ordinary pass writes them again, newer; its writes come after these.
+    await Promise.allSettled(inFlight);
+    return false;
   }
-  const captured = new Set(ids);
-  const markerOnly = [...markers].filter((id) => !captured.has(id) && isStoreRolloutId(id));
+  // Markers with neither a capture file nor a line: their rollouts last, as ingest makes them.
+  const markerOnly = [...markers].filter((id) => !captured.has(id) && isStoreRolloutId(id) && !rows.taken(id));
   rows.markers(markerOnly);
   for (const id of markerOnly) changed(stats, rows.pkOf(rows.rollout(id)!));
   rows.finish();
   await flush();
-  // The rest: rollouts without a capture file, or whose file could not be opened, and markers without one.
+  // The rest: rollouts whose capture file could not be read (gone, or unopenable), and the markers'.
   for (const r of rows.rolloutRows) batch.rollouts.push(r);
   await flush();
   await Promise.all(inFlight);
   // The rollouts files' read offsets last: an offset in the database says that the rows read up to it are there.
+  for (const lf of lineFiles) rows.rolloutsFileRead(lf.row, lf.st, lf.offset, lf.nextLine);
   await (await write({ rollouts: [], files: lineFiles.map((f) => f.row), pieces: [] }, rows)).done;
   return true;
 }

@@ -7,8 +7,7 @@
 // rollouts the pass changed and did not settle (ingest.ts, at the end of a pass). Ids come after the working copy's
 // largest, as SQLite gives them.
 //
-// What a cold pass cannot give as SQLite would is refused (ColdPassRefused) before anything is written: a line whose
-// key is taken twice over.
+// What a cold pass cannot give as SQLite would is refused (ColdPassRefused): a line whose key is taken twice over.
 import type Database from 'better-sqlite3';
 import { AGGREGATE_COLUMNS, aggregateRow, type RolloutCaptureState } from '../aggregates/rollouts';
 import { callTotals, type CallTotals } from '../aggregates/call-totals';
@@ -55,6 +54,8 @@ export class ColdRows {
   readonly rolloutRows = new Set<Row>();
   readonly fileRows = new Set<Row>();
   private readonly byKey = new Map<string, Row>();
+  /** Every key a rollout of the pass took, released or not: a line's key is repeated against all of them. */
+  private readonly keys = new Set<string>();
   private readonly fileById = new Map<number, Row>();
   /** Each unreleased rollout's tool calls (by pk), in order. */
   readonly toolsOf = new Map<number, Row[]>();
@@ -108,6 +109,7 @@ export class ColdRows {
     row[r.at.order_key] = rolloutOrderKey(key);
     this.rolloutRows.add(row);
     this.byKey.set(key, row);
+    this.keys.add(key);
     return row;
   }
 
@@ -134,23 +136,34 @@ export class ColdRows {
     return this.fileById.get(id);
   }
 
+  /** Whether a rollout of the pass took `key` (its row released or not). */
+  taken(key: string): boolean {
+    return this.keys.has(key);
+  }
+
   /** The rollout of a key, if any. */
   rollout(key: string): Row | undefined {
     return this.byKey.get(key);
   }
 
-  /** Lines of a rollouts (or failures) file, in file order (rollouts-files.ts storeRolloutLines on a run it holds nothing of). */
-  lines(file: Row, kind: string, lines: readonly StoredRolloutLine[]): void {
+  /**
+   * Lines of a rollouts (or failures) file, in file order (rollouts-files.ts storeRolloutLines on a run it holds nothing
+   * of): their rollouts' rows, in order.
+   */
+  lines(file: Row, kind: string, lines: readonly StoredRolloutLine[]): Row[] {
     const fileId = file[this.files.at.id] as number;
     const at = this.rollouts.at;
+    const made: Row[] = [];
     for (const l of lines) {
       let key = lineKey(l, kind);
-      if (this.byKey.has(key)) {
-        // Every rollout so far came from a line (a cold pass reads the rollouts files first): the same id on two lines.
+      if (this.keys.has(key)) {
+        // Every rollout so far came from a line (a cold pass reads the rollouts files before any capture file no line
+        // names): the same id on two lines.
         key = repeatedLineKey(key, l, kind);
-        if (this.byKey.has(key)) throw new ColdPassRefused(`line ${l.lineNo}: its key ${key} is taken twice over`);
+        if (this.keys.has(key)) throw new ColdPassRefused(`line ${l.lineNo}: its key ${key} is taken twice over`);
       }
       const row = this.rolloutRow(key);
+      made.push(row);
       const values = lineValues(l, fileId, kind, true);
       for (let i = 0; i < LINE_COLUMNS.length; i++) row[at[LINE_COLUMNS[i]]] = values[i];
       const tools = l.trajectory?.tools ?? [];
@@ -165,6 +178,16 @@ export class ColdRows {
       }
       this.pending.add(row);
     }
+    return made;
+  }
+
+  /**
+   * A line's rollout that has no capture file, final at once: marked when it has a marker, its aggregates those of no
+   * calls (as `markers` and then `finish` leave it).
+   */
+  settle(row: Row, marker: boolean): void {
+    if (marker) row[this.rollouts.at.marker] = 1;
+    this.settleEmpty(row);
   }
 
   /** A rollout for a capture file or marker no line names (capture-files.ts rollout). */
@@ -215,11 +238,13 @@ export class ColdRows {
    * file read settles its rollout), so they are those of no calls. Then the rows are final.
    */
   finish(): void {
+    for (const row of this.pending) this.settleEmpty(row);
+  }
+
+  private settleEmpty(row: Row): void {
     const at = this.rollouts.at;
-    for (const row of this.pending) {
-      this.setAggregates(row, callTotals([]), { capture_file: row[at.capture_file] as number | null, unreadable: row[at.unreadable] as number, marker: row[at.marker] as number });
-    }
-    this.pending.clear();
+    this.setAggregates(row, callTotals([]), { capture_file: row[at.capture_file] as number | null, unreadable: row[at.unreadable] as number, marker: row[at.marker] as number });
+    this.pending.delete(row);
   }
 
   private setAggregates(row: Row, totals: CallTotals, capture: { capture_file: number | null; unreadable: number; marker: number }): void {

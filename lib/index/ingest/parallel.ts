@@ -123,14 +123,14 @@ export class IngestPool {
     return this.slots.filter((s) => !s.dead).length;
   }
 
+  /** Live workers that are ready. */
+  get readySize(): number {
+    return this.slots.filter((s) => s.ready && !s.dead).length;
+  }
+
   /** Results a caller may hold: as many as the live workers would have in flight. */
   get window(): number {
     return Math.max(1, this.size) * JOBS_PER_WORKER;
-  }
-
-  /** Jobs that may be in flight now: those of the workers ready and live. */
-  get sendWindow(): number {
-    return this.slots.filter((s) => s.ready && !s.dead).length * JOBS_PER_WORKER;
   }
 
   /** Resolves once every live worker is ready (or has failed). */
@@ -175,16 +175,29 @@ export class IngestPool {
  */
 export class OrderedJobs<J> {
   private readonly queue: { job: J; settled: boolean; result: JobResult | null; promise: Promise<void> }[] = [];
+  private readonly jobs: J[];
   private next = 0;
   /** Jobs sent to workers and not answered yet. */
   private inFlight = 0;
 
+  /** Jobs each worker may have in flight (results held: twice as many as the live workers may have). */
+  private readonly perWorker: number;
+
   constructor(
     private readonly pool: IngestPool,
-    private readonly jobs: J[],
+    jobs: readonly J[],
     private readonly message: (job: J) => WorkerJob,
+    perWorker = JOBS_PER_WORKER,
   ) {
+    this.perWorker = perWorker;
+    this.jobs = [...jobs];
     pool.onReady(() => this.fill());
+    this.fill();
+  }
+
+  /** More jobs, after those given so far (a caller that adds jobs as results come takes them one by one, not in groups). */
+  add(...jobs: J[]): void {
+    for (const job of jobs) this.jobs.push(job);
     this.fill();
   }
 
@@ -200,7 +213,7 @@ export class OrderedJobs<J> {
   async take(): Promise<{ job: J; result: JobResult | null }> {
     // Results held are bounded: the workers' window, and as much again run here.
     // (Nothing in flight, with no worker ready yet: every job runs here until one is.)
-    while ((this.queue.length === 0 || !this.queue[0].settled) && this.next < this.jobs.length && this.queue.length < 2 * this.pool.window) {
+    while ((this.queue.length === 0 || !this.queue[0].settled) && this.next < this.jobs.length && this.queue.length < this.maxHeld) {
       const job = this.jobs[this.next++];
       let result: JobResult | null = null;
       try {
@@ -219,6 +232,11 @@ export class OrderedJobs<J> {
    * Results in order, in groups: what arrived within about `periodMs` (at most `maxJobs`), so that the caller
    * writes each group in one transaction (fewer, larger commits).
    */
+  /** Results held at most: the live workers' jobs in flight, and as many again. */
+  private get maxHeld(): number {
+    return 2 * Math.max(1, this.pool.size) * this.perWorker;
+  }
+
   async *groups(periodMs: number, maxJobs = this.pool.window): AsyncGenerator<{ job: J; result: JobResult | null }[]> {
     let since = performance.now();
     let held: { job: J; result: JobResult | null }[] = [];
@@ -240,7 +258,7 @@ export class OrderedJobs<J> {
   }
 
   private fill(): void {
-    while (this.next < this.jobs.length && this.inFlight < this.pool.sendWindow && this.queue.length < 2 * this.pool.window) {
+    while (this.next < this.jobs.length && this.inFlight < this.pool.readySize * this.perWorker && this.queue.length < this.maxHeld) {
       const job = this.jobs[this.next++];
       const entry = { job, settled: false, result: null as JobResult | null, promise: Promise.resolve() };
       this.inFlight++;

@@ -1,8 +1,9 @@
 // A cold pass's rows built in memory (lib/index/clickhouse/cold-rows.ts) are the rows SQLite's ingest leaves in a
 // working copy after the same first pass, column for column and id for id: over the demo data's runs, one after the
 // other, and a run made to hold what a pass treats apart (a rollout id on two lines, a capture file no line names, a
-// marker without a capture file, a marker beside a capture file, an empty capture file).
-import { appendFileSync, cpSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// marker without a capture file or line, a line's marker without a capture file, a marker beside a capture file, an
+// empty capture file), read in the order a cold pass reads them, each rollout released once final.
+import { appendFileSync, cpSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -18,31 +19,59 @@ import { useDemo } from '../../../support/demo';
 
 const fx = useDemo('callscope-cold-rows-');
 
-/** A run's first pass as a cold pass reads it, in the order ingest reads it: rollouts files, then its capture dir. */
-function coldPass(rows: ColdRows, run: RunSource): void {
-  for (const [file, kind] of [[run.rolloutsFile, 'rollouts'], [run.failuresFile, 'failures']] as const) {
-    if (!file) continue;
-    const st = lstatSync(file, { throwIfNoEntry: false });
-    if (!st?.isFile()) continue;
-    const row = rows.file(file, kind, null);
-    const slice = readRolloutsSlice(file, 0, st.size, st.size, true, true);
-    for (const l of slice.lines) l.lineNo += 1;
-    rows.lines(row, kind, slice.lines);
-    rows.rolloutsFileRead(row, st, slice.end < 0 ? 0 : slice.end, 1 + slice.count);
-  }
+/**
+ * A run's first pass as a cold pass reads it (cold-pass.ts): the rollouts files' rows first, then each line, then the
+ * capture file of each rollout it names (here at once: the pass reads them a few slices behind), then the capture files
+ * no line names, in the capture dir's order; and the markers no line or capture file names. Each rollout is released
+ * once final, as the pass releases it once written (so a key repeated after its first rollout was written is seen):
+ * the rows come back in the order they were made final, with the rows left at the end.
+ */
+function coldPass(rows: ColdRows, run: RunSource): { rollouts: unknown[][]; files: unknown[][]; tools: unknown[][] } {
+  const done = { rollouts: [] as unknown[][], files: [] as unknown[][], tools: [] as unknown[][] };
+  const release = (rollout: unknown[] | null, file: unknown[] | null) => {
+    if (rollout) done.tools.push(...(rows.toolsOf.get(rows.pkOf(rollout)) ?? []));
+    if (rollout) done.rollouts.push(rollout);
+    if (file) done.files.push(file);
+    rows.release(rollout ? [rollout] : [], file ? [file] : []);
+  };
   const dir = run.captureDir!;
   const names = readdirSync(dir);
   const markers = new Set(names.filter((n) => n.endsWith(INCOMPLETE_SUFFIX)).map((n) => n.slice(0, -INCOMPLETE_SUFFIX.length)));
-  const ids = names.map((n) => rolloutIdOfCaptureFile(n)).filter((id): id is string => id !== null && isStoreRolloutId(id));
-  const order = (id: string) => (rows.rollout(id) ? rows.pkOf(rows.rollout(id)!) : Number.MAX_SAFE_INTEGER);
-  ids.sort((a, b) => order(a) - order(b));
-  for (const id of ids) {
+  const captured = new Set(names.map((n) => rolloutIdOfCaptureFile(n)).filter((id): id is string => id !== null && isStoreRolloutId(id)));
+  const read = new Set<string>();
+  const capture = (id: string) => {
+    read.add(id);
     const file = path.join(dir, id + '.capture.jsonl');
-    rows.captureFile(file, id, readFileForIngest(file, NEW_FILE), markers.has(id));
+    const ids = rows.captureFile(file, id, readFileForIngest(file, NEW_FILE), markers.has(id));
+    if (ids) release(rows.isPending(ids.row) ? null : ids.row, ids.file);
+  };
+  const lineFiles: { file: string; kind: 'rollouts' | 'failures'; row: unknown[] }[] = [];
+  for (const [file, kind] of [[run.rolloutsFile, 'rollouts'], [run.failuresFile, 'failures']] as const) {
+    if (file && lstatSync(file, { throwIfNoEntry: false })?.isFile()) lineFiles.push({ file, kind, row: rows.file(file, kind, null) });
   }
-  const captured = new Set(ids);
-  rows.markers([...markers].filter((id) => !captured.has(id) && isStoreRolloutId(id)));
+  for (const { file, kind, row } of lineFiles) {
+    const st = lstatSync(file);
+    const slice = readRolloutsSlice(file, 0, st.size, st.size, true, true);
+    for (const l of slice.lines) {
+      l.lineNo += 1;
+      for (const rollout of rows.lines(row, kind, [l])) {
+        const key = rollout[rows.rollouts.at.key] as string;
+        if (captured.has(key) && !read.has(key)) capture(key);
+        else {
+          rows.settle(rollout, markers.has(key) && !captured.has(key));
+          release(rollout, null);
+        }
+      }
+    }
+    rows.rolloutsFileRead(row, st, slice.end < 0 ? 0 : slice.end, 1 + slice.count);
+  }
+  for (const id of captured) if (!read.has(id)) capture(id);
+  rows.markers([...markers].filter((id) => !captured.has(id) && isStoreRolloutId(id) && !rows.taken(id)));
   rows.finish();
+  done.rollouts.push(...rows.rolloutRows);
+  done.files.push(...rows.fileRows);
+  done.tools.push(...[...rows.rolloutRows].flatMap((r) => rows.toolsOf.get(rows.pkOf(r)) ?? []));
+  return done;
 }
 
 /** Each table's rows of the working copy, every stored column, in id order. */
@@ -80,10 +109,10 @@ async function expectSameAsIngest(root: string, name: string, check?: (db: Datab
         continue;
       }
       const rows = new ColdRows(scratch, no);
-      coldPass(rows, run);
-      insert('files', rows.files.columns, [...rows.fileRows]);
-      insert('rollouts', rows.rollouts.columns, [...rows.rolloutRows]);
-      insert('tool_calls', rows.tools.columns, [...rows.toolsOf.values()].flat());
+      const made = coldPass(rows, run);
+      insert('files', rows.files.columns, made.files);
+      insert('rollouts', rows.rollouts.columns, made.rollouts);
+      insert('tool_calls', rows.tools.columns, made.tools);
     }
     const want = tables(index.db, layout);
     const got = tables(scratch, layout);
@@ -119,6 +148,10 @@ describe('a cold pass built in memory', () => {
     writeFileSync(path.join(captures, 'marker-only' + INCOMPLETE_SUFFIX), '');
     writeFileSync(path.join(captures, existing[1].replace('.capture.jsonl', INCOMPLETE_SUFFIX)), '');
     const marked = existing[1].replace('.capture.jsonl', '');
+    // A line's rollout whose capture file is gone, with a marker: marked, with no calls.
+    const lineMarked = existing[2].replace('.capture.jsonl', '');
+    rmSync(path.join(captures, existing[2]));
+    writeFileSync(path.join(captures, lineMarked + INCOMPLETE_SUFFIX), '');
     const rolloutCount = await expectSameAsIngest(root, 'edges', (db) => {
       // The edges are there, as ingest stored them (so the rows compared above hold each case).
       const row = (key: string) => db.prepare('SELECT source, marker, num_calls, capture_file IS NOT NULL AS captured, gaps FROM rollouts WHERE key = ?').get(key) as Record<string, unknown> | undefined;
@@ -128,6 +161,8 @@ describe('a cold pass built in memory', () => {
       expect(row('empty-one')).toMatchObject({ source: 'capture', num_calls: 0, captured: 1 });
       expect(row('marker-only')).toMatchObject({ source: 'capture', marker: 1, captured: 0 });
       expect(row(marked)).toMatchObject({ marker: 1, captured: 1 });
+      expect(row(lineMarked)).toMatchObject({ marker: 1, captured: 0, num_calls: 0 });
+      expect(db.prepare('SELECT line_no FROM rollouts WHERE key = ?').pluck().get(lineMarked)).not.toBeNull();
     });
     expect(rolloutCount).toBeGreaterThan(lines.length);
   });

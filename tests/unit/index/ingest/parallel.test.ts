@@ -151,7 +151,7 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
     await expectSameIndexes(root);
     vi.restoreAllMocks();
     // Workers that never load: the pass does not wait for them, this thread runs every job.
-    vi.spyOn(IngestPool.prototype, 'sendWindow', 'get').mockReturnValue(0);
+    vi.spyOn(IngestPool.prototype, 'readySize', 'get').mockReturnValue(0);
     const sent = vi.spyOn(IngestPool.prototype, 'run');
     await expectSameIndexes(root, undefined, { ...PARALLEL, awaitWorkers: false });
     expect(sent).not.toHaveBeenCalled();
