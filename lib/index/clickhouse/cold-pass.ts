@@ -169,7 +169,7 @@ export async function coldPass(
         if (read.end >= 0) lf.offset = read.end;
         for (const row of rows.lines(lf.row, lf.kind, read.lines)) {
           changed(stats, rows.pkOf(row));
-          const key = row[rows.rollouts.at.key] as string;
+          const key = row[rows.keyAt] as string;
           if (captured.has(key) && !scheduled.has(key)) {
             scheduled.add(key);
             waiting.push(key);

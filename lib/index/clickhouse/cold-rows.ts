@@ -63,6 +63,12 @@ export class ColdRows {
   private readonly pending = new Set<Row>();
   private nextPk: number;
   private nextFileId: number;
+  // Column places resolved once (a row is an array: its values are set by place, some 100 per rollout).
+  private readonly lineAt: number[];
+  private readonly aggregateAt: number[];
+  private readonly toolAt: number[];
+  private readonly pkAt: number;
+  readonly keyAt: number;
 
   constructor(db: Database.Database, private readonly runNo: number) {
     this.rollouts = tableOf(db, 'rollouts');
@@ -70,6 +76,11 @@ export class ColdRows {
     this.tools = tableOf(db, 'tool_calls');
     for (const c of [...LINE_COLUMNS, ...AGGREGATE_COLUMNS]) if (!(c in this.rollouts.at)) throw new Error(`lib/index/clickhouse/cold-rows.ts: rollouts has no column ${c}`);
     for (const c of TOOL_CALL_COLUMNS) if (!(c in this.tools.at)) throw new Error(`lib/index/clickhouse/cold-rows.ts: tool_calls has no column ${c}`);
+    this.lineAt = LINE_COLUMNS.map((c) => this.rollouts.at[c]);
+    this.aggregateAt = AGGREGATE_COLUMNS.map((c) => this.rollouts.at[c]);
+    this.toolAt = TOOL_CALL_COLUMNS.map((c) => this.tools.at[c]);
+    this.pkAt = this.rollouts.at.pk;
+    this.keyAt = this.rollouts.at.key;
     this.nextPk = ((db.prepare('SELECT max(pk) FROM rollouts').pluck().get() as number | null) ?? 0) + 1;
     this.nextFileId = ((db.prepare('SELECT max(id) FROM files').pluck().get() as number | null) ?? 0) + 1;
   }
@@ -114,7 +125,7 @@ export class ColdRows {
   }
 
   pkOf(row: Row): number {
-    return row[this.rollouts.at.pk] as number;
+    return row[this.pkAt] as number;
   }
 
   /**
@@ -124,7 +135,7 @@ export class ColdRows {
   release(rollouts: readonly Row[], files: readonly Row[]): void {
     for (const row of rollouts) {
       this.rolloutRows.delete(row);
-      this.byKey.delete(row[this.rollouts.at.key] as string);
+      this.byKey.delete(row[this.keyAt] as string);
       const pk = this.pkOf(row);
       this.toolsOf.delete(pk);
     }
@@ -152,7 +163,6 @@ export class ColdRows {
    */
   lines(file: Row, kind: string, lines: readonly StoredRolloutLine[]): Row[] {
     const fileId = file[this.files.at.id] as number;
-    const at = this.rollouts.at;
     const made: Row[] = [];
     for (const l of lines) {
       let key = lineKey(l, kind);
@@ -165,16 +175,19 @@ export class ColdRows {
       const row = this.rolloutRow(key);
       made.push(row);
       const values = lineValues(l, fileId, kind, true);
-      for (let i = 0; i < LINE_COLUMNS.length; i++) row[at[LINE_COLUMNS[i]]] = values[i];
+      const lineAt = this.lineAt;
+      for (let i = 0; i < lineAt.length; i++) row[lineAt[i]] = values[i];
       const tools = l.trajectory?.tools ?? [];
-      for (let seq = 0; seq < tools.length; seq++) {
-        const t = this.tools;
-        const tool = t.empty.slice();
-        const v = toolCallValues(this.pkOf(row), seq, fileId, tools[seq]);
-        for (let i = 0; i < TOOL_CALL_COLUMNS.length; i++) tool[t.at[TOOL_CALL_COLUMNS[i]]] = v[i];
+      if (tools.length) {
         const pk = this.pkOf(row);
-        if (!this.toolsOf.has(pk)) this.toolsOf.set(pk, []);
-        this.toolsOf.get(pk)!.push(tool);
+        const list: Row[] = [];
+        for (let seq = 0; seq < tools.length; seq++) {
+          const tool = this.tools.empty.slice();
+          const v = toolCallValues(pk, seq, fileId, tools[seq]);
+          for (let i = 0; i < this.toolAt.length; i++) tool[this.toolAt[i]] = v[i];
+          list.push(tool);
+        }
+        this.toolsOf.set(pk, list);
       }
       this.pending.add(row);
     }
@@ -254,7 +267,8 @@ export class ColdRows {
       attached_calls: row[at.attached_calls] as number | null, attached_tokens_total: row[at.attached_tokens_total] as number | null, attached_gaps: row[at.attached_gaps] as string | null,
     };
     const values = aggregateRow(totals, state, true);
-    for (let i = 0; i < AGGREGATE_COLUMNS.length; i++) row[at[AGGREGATE_COLUMNS[i]]] = values[i];
+    const aggregateAt = this.aggregateAt;
+    for (let i = 0; i < aggregateAt.length; i++) row[aggregateAt[i]] = values[i];
     row[at.capture_file] = capture.capture_file;
     row[at.unreadable] = capture.unreadable;
     row[at.marker] = capture.marker;
