@@ -7,6 +7,7 @@
 // ingest restarted anywhere reads only what was appended. Every reader, ingesting or not, follows the database: it
 // polls for rows newer than the last it saw (POLL_MS) and emits `change` for the rollouts they are.
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -18,6 +19,7 @@ import type { TaskPage } from '../../api/task-schemas';
 import { bestFirst, bestOf, type AgentTasks } from '../../rollouts/task-groups';
 import type { PairBy } from '../../rollouts/task-changes';
 import { CallscopeIndex, type IndexOptions } from '../callscope-index';
+import { dropWarmIngestPool, warmIngestPool } from '../ingest/parallel';
 import { comparisonOf, sharedTasks, type RunFigures } from '../compare/compare';
 import { relationOf, taskSample, type CompareRun } from '../compare/task-relation';
 import { taskPage, type TaskPageQuery } from '../aggregates/tasks';
@@ -116,21 +118,23 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
   }
 
   static async open(target: ClickhouseTarget, specs: PathSpec[], indexDir: string, options: ClickhouseIndexOptions): Promise<ClickhouseIndex> {
+    // One working copy per database (never shared between databases).
+    const workingCopy = path.join(indexDir, `clickhouse-${createHash('sha256').update(describeTarget(target)).digest('hex').slice(0, 16)}`);
+    // A working copy not made yet: the first refresh reads every file, and a large run takes the ingest workers (they
+    // load while the database and the copy open).
+    if (options.ingest && !existsSync(workingCopy)) warmIngestPool(options);
     const client = await openClient(target);
     try {
       await prepareDatabase(client, target);
     } catch (err) {
+      dropWarmIngestPool();
       await client.close().catch(() => undefined);
       const e = new Error(`ClickHouse at ${describeTarget(target)}: ${(err as Error).message}`);
       e.name = (err as Error).name === 'ClickhouseUrlError' ? 'ClickhouseUrlError' : 'ClickhouseUnavailable';
       throw e;
     }
     let local: CallscopeIndex | null = null;
-    if (options.ingest) {
-      // One working copy per database (never shared between databases).
-      const name = createHash('sha256').update(describeTarget(target)).digest('hex').slice(0, 16);
-      local = await CallscopeIndex.open(specs, path.join(indexDir, `clickhouse-${name}`), { ...options, workingCopy: true });
-    }
+    if (options.ingest) local = await CallscopeIndex.open(specs, workingCopy, { ...options, workingCopy: true });
     const index = new ClickhouseIndex(target, client, specs, local, options);
     await index.start();
     return index;
@@ -308,6 +312,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
     await this.polling;
     this.inserter.close();
     await this.client.close();
+    dropWarmIngestPool();
   }
 
   runSource(id: string): RunSource | undefined {

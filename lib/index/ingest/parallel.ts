@@ -99,9 +99,22 @@ export class IngestPool {
 
   /**
    * Starts `size` workers and answers at once, before they are ready (jobs go to each once it is); null when none
-   * could be created (the caller ingests in-thread).
+   * could be created (the caller ingests in-thread). Workers started ahead of it (warmIngestPool) are taken instead.
    */
   static async start(size: number): Promise<IngestPool | null> {
+    if (warm && warm.size === size) {
+      const taken = warm;
+      warm = null;
+      clearTimeout(taken.timer);
+      const pool = await taken.pool;
+      pool?.hold(true);
+      return pool;
+    }
+    return IngestPool.create(size);
+  }
+
+  /** Starts `size` workers (start, without taking warm ones). */
+  static async create(size: number): Promise<IngestPool | null> {
     if (size < 1) return null;
     // Built from a path rather than `new URL('./…', import.meta.url)`, which bundlers rewrite into an asset: from a
     // bundle (Next's server chunks, dist/cli) the worker sources are not beside it, no worker starts, and the
@@ -162,9 +175,45 @@ export class IngestPool {
     });
   }
 
+  /** Whether the workers keep the process alive (not while they wait, warm, for a pass that may never come). */
+  hold(keep: boolean): void {
+    for (const s of this.slots) {
+      if (keep) s.worker.ref();
+      else s.worker.unref();
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.slots.map((s) => s.worker.terminate().catch(() => 0)));
   }
+}
+
+/** Workers started ahead of a pass: their modules load while the index opens (some half a second of a core). */
+let warm: { size: number; pool: Promise<IngestPool | null>; timer: NodeJS.Timeout } | null = null;
+/** Warm workers no pass has taken by then are stopped. */
+const WARM_MS = 30_000;
+
+/**
+ * Starts the ingest workers `options` asks for ahead of the pass that will take them (the next IngestPool.start of
+ * that size), so that they are ready when it begins: for an index that is about to read a large run for the first
+ * time. Workers no pass takes within WARM_MS, or by dropWarmIngestPool, are stopped.
+ */
+export function warmIngestPool(options: IngestOptions): void {
+  const size = workerCount(options);
+  if (warm || size < 1) return;
+  const pool = IngestPool.create(size);
+  void pool.then((p) => p?.hold(false));
+  warm = { size, pool, timer: setTimeout(dropWarmIngestPool, WARM_MS) };
+  warm.timer.unref();
+}
+
+/** Stops the warm workers no pass has taken. */
+export function dropWarmIngestPool(): void {
+  if (!warm) return;
+  const dropped = warm;
+  warm = null;
+  clearTimeout(dropped.timer);
+  void dropped.pool.then((p) => p?.close());
 }
 
 /**

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallscopeIndex } from '../../../../lib/index/callscope-index';
 import { useDemo } from '../../../support/demo';
 import { setNativeAddon } from '../../../../lib/index/scan/addon';
-import { IngestPool, type IngestOptions } from '../../../../lib/index/ingest/parallel';
+import { dropWarmIngestPool, IngestPool, warmIngestPool, type IngestOptions } from '../../../../lib/index/ingest/parallel';
 import { line, makeExchange } from '../../../support/exchange';
 
 const fx = useDemo('callscope-parallel-');
@@ -197,5 +197,33 @@ describe('parallel ingest', { timeout: 180_000 }, () => {
     index.close();
     expect(start).not.toHaveBeenCalled();
     expect(readdirSync(path.join(root, 'edge', 'captures')).length).toBeGreaterThan(10);
+  });
+
+  it('a pass takes the workers started ahead of it; workers no pass takes are stopped', async () => {
+    warmIngestPool({ workers: 1 });
+    const create = vi.spyOn(IngestPool, 'create');
+    const pool = await IngestPool.start(1);
+    expect(create).not.toHaveBeenCalled();
+    expect(pool?.size).toBe(1);
+    await pool!.ready();
+    expect(pool!.readySize).toBe(1);
+    await pool!.close();
+    // Taken once: the next start makes its own.
+    const own = await IngestPool.start(1);
+    expect(create).toHaveBeenCalledTimes(1);
+    await own?.close();
+    // Dropped before any pass: stopped, and the next start makes its own (the warm workers were the 2nd made).
+    warmIngestPool({ workers: 1 });
+    dropWarmIngestPool();
+    const after = await IngestPool.start(1);
+    expect(create).toHaveBeenCalledTimes(3);
+    await after?.close();
+    // Of another size than asked: not taken (made 4th; the start makes the 5th).
+    warmIngestPool({ workers: 2 });
+    const other = await IngestPool.start(1);
+    expect(create).toHaveBeenCalledTimes(5);
+    expect(other?.size).toBe(1);
+    await other?.close();
+    dropWarmIngestPool();
   });
 });
