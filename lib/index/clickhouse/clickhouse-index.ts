@@ -491,7 +491,7 @@ export class ClickhouseIndex extends EventEmitter implements IndexReader {
 
   /**
    * A run's task groups at version `v` (its rollouts' newest): as stored by the process that built them at `v`, else built
-   * now from its rollouts and stored for every other process (bench:clickhouse's reports from 539f894 to 3edff51, a run of
+   * now from its rollouts and stored for every other process (bench:clickhouse's reports from 539f894 to f9443ca, a run of
    * 100k rollouts: built for its first Tasks page in 0.41–0.62 s, read stored in 0.12–0.26 s).
    */
   private async groupsAt(run: string, v: number): Promise<AgentTasks[]> {
