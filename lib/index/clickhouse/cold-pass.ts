@@ -107,6 +107,31 @@ interface LineFile {
 export async function coldPass(
   db: Database.Database, pass: Pass, run: RunSource, options: IngestOptions, write: (batch: ColdBatch, rows: ColdRows) => Promise<{ done: Promise<void> }>,
 ): Promise<boolean> {
+  // What the pass counted is undone when the ordinary pass is to run instead: it counts the same files again.
+  const stats = pass.stats;
+  const counted = { filesRead: stats.filesRead, bytesRead: stats.bytesRead, linesRead: stats.linesRead };
+  const noted: number[] = [];
+  const undo = () => {
+    Object.assign(stats, counted);
+    for (const pk of noted) stats.rolloutsChanged.delete(pk);
+  };
+  try {
+    const done = await streamRun(db, pass, run, options, write, (pk) => {
+      if (!stats.rolloutsChanged.has(pk)) noted.push(pk);
+      changed(stats, pk);
+    });
+    if (!done) undo();
+    return done;
+  } catch (err) {
+    undo();
+    throw err;
+  }
+}
+
+async function streamRun(
+  db: Database.Database, pass: Pass, run: RunSource, options: IngestOptions, write: (batch: ColdBatch, rows: ColdRows) => Promise<{ done: Promise<void> }>,
+  note: (pk: number) => void,
+): Promise<boolean> {
   const dir = run.captureDir;
   const names = dir ? readdirSync(dir) : [];
   if (notCold(db, pass.runNo, run, options, names) !== null) return false;
@@ -179,7 +204,7 @@ export async function coldPass(
         lf.nextLine += read.count;
         if (read.end >= 0) lf.offset = read.end;
         for (const row of rows.lines(lf.row, lf.kind, read.lines)) {
-          changed(stats, rows.pkOf(row));
+          note(rows.pkOf(row));
           const key = row[rows.keyAt] as string;
           if (captured.has(key) && !scheduled.has(key)) {
             scheduled.add(key);
@@ -205,7 +230,7 @@ export async function coldPass(
               stats.filesRead++;
               stats.bytesRead += read.bytes;
               stats.linesRead += read.lines;
-              changed(stats, ids.pk);
+              note(ids.pk);
             }
             batch.files.push(ids.file);
             if (count > 0) batch.pieces.push({ pk: ids.pk, fileId: ids.fileId, key: id, calls: capture.encoded!, from, count });
@@ -226,7 +251,7 @@ export async function coldPass(
   // Markers with neither a capture file nor a line: their rollouts last, as ingest makes them.
   const markerOnly = [...markers].filter((id) => !captured.has(id) && isStoreRolloutId(id) && !rows.taken(id));
   rows.markers(markerOnly);
-  for (const id of markerOnly) changed(stats, rows.pkOf(rows.rollout(id)!));
+  for (const id of markerOnly) note(rows.pkOf(rows.rollout(id)!));
   rows.finish();
   await flush();
   // The rest: rollouts whose capture file could not be read (gone, or unopenable), and the markers'.

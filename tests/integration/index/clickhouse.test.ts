@@ -156,6 +156,24 @@ describe('the ClickHouse index answers as the SQLite index', () => {
     await client.close();
     await closeAll();
   }, 300_000);
+
+  it('a run whose rollouts file takes a key twice over is left to the ordinary pass, and answers as SQLite', async () => {
+    const root = demoCopy('twice');
+    const rolloutsFile = path.join(root, 'math-with-judge', 'rollouts.jsonl');
+    const lines = readFileSync(rolloutsFile, 'utf8').split('\n').filter(Boolean);
+    const first = lines[0];
+    const id = (JSON.parse(first) as { ng_model_call_capture: { rollout_id: string } }).ng_model_call_capture.rollout_id;
+    // A line whose id is what the last one's repeated id will be (`<id>~l<its line>`), then the first line again.
+    const repeated = `${id}~l${lines.length + 2}`;
+    appendFileSync(rolloutsFile, `${first.split(`"${id}"`).join(`"${repeated}"`)}\n${first}\n`);
+    const { sqlite, ch } = await both([path.join(root, 'math-with-judge')], 'twice');
+    // Not a cold pass's: the working copy holds the run's rollouts, as the ordinary pass stored them.
+    const copy = (sql: string, ...args: unknown[]) => ch.local!.db.prepare(sql).pluck().get(...args) as number;
+    expect(copy('SELECT count(*) FROM rollouts WHERE line_no IS NOT NULL')).toBeGreaterThanOrEqual(lines.length + 1);
+    expect(copy('SELECT count(*) FROM rollouts WHERE key = ?', repeated)).toBe(1);
+    expect(await expectSameAnswers(sqlite, ch, { rolloutsPerRun: 6 })).toBeGreaterThan(50);
+    await closeAll();
+  }, 300_000);
 });
 
 describe('the ClickHouse index follows its files', () => {
