@@ -5,9 +5,9 @@
 // ingest's cost with SQLite in the way: README, "Where the ingest's time goes"). The working copy is filled from the
 // database before its next pass over any run (sync.ts beforePass: the same fill as a restarted ingest's, hydrate.ts).
 //
-// A run it cannot take as SQLite would (notCold's conditions) is left to the ordinary pass before anything is written;
-// so is one with a line whose key is taken twice over (ColdPassRefused) or whose write the database refuses (sync.ts),
-// and the ordinary pass then writes again, newer, whatever rows the cold pass had written.
+// A run it cannot take as SQLite would (notCold's conditions) is left to the ordinary pass before anything is written.
+// One with a line whose key is taken twice over (ColdPassRefused), or whose write the database refuses (sync.ts), is
+// left to it when that happens: the ordinary pass then writes again, newer, whatever rows the cold pass had written.
 import { closeSync, lstatSync, openSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
@@ -128,6 +128,7 @@ export async function coldPass(
   }
 }
 
+/** coldPass's stream, noting each rollout it changes with `note`; false before anything is written if not a cold pass. */
 async function streamRun(
   db: Database.Database, pass: Pass, run: RunSource, options: IngestOptions, write: (batch: ColdBatch, rows: ColdRows) => Promise<{ done: Promise<void> }>,
   note: (pk: number) => void,
