@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -1410,10 +1411,13 @@ struct Totals {
   double errors = 0;
   std::vector<std::string> tags[3];  // servers, dialects, error categories
 
+  // A tag's value added to its set (a few values per file: compared in place, copied only when new).
   static void tag(std::vector<std::string>& set, const uint8_t* line, double start, double end) {
     if (start < 0) return;
-    std::string s(reinterpret_cast<const char*>(line) + (size_t)start, (size_t)(end - start));
-    if (std::find(set.begin(), set.end(), s) == set.end()) set.push_back(std::move(s));
+    std::string_view v(reinterpret_cast<const char*>(line) + (size_t)start, (size_t)(end - start));
+    for (const std::string& s : set)
+      if (s == v) return;
+    set.emplace_back(v);
   }
   void add(const double* o, const uint8_t* line) {
     const int slots[5] = {TOKENS_IN, TOKENS_OUT, TOKENS_REASONING, TOKENS_TOTAL, CACHED_TOKENS};
@@ -1814,44 +1818,41 @@ napi_value DropCalls(napi_env env, napi_callback_info) {
   return nullptr;
 }
 
+
+// exports[key]: the names, in order, as an array of strings.
+void exportNames(napi_env env, napi_value exports, const char* key, const char* const* names, uint32_t count) {
+  napi_value list, name;
+  napi_create_array_with_length(env, count, &list);
+  for (uint32_t k = 0; k < count; k++) {
+    napi_create_string_utf8(env, names[k], NAPI_AUTO_LENGTH, &name);
+    napi_set_element(env, list, k, name);
+  }
+  napi_set_named_property(env, exports, key, list);
+}
+
 }  // namespace
 
 NAPI_MODULE_INIT() {
   auto* inst = new Instance();
   napi_set_instance_data(env, inst, finalizeInstance, nullptr);
-  napi_value fn, slotNames, name;
-  napi_create_function(env, "setOutput", NAPI_AUTO_LENGTH, SetOutput, nullptr, &fn);
-  napi_set_named_property(env, exports, "setOutput", fn);
-  napi_create_function(env, "scanCapture", NAPI_AUTO_LENGTH, ScanCapture, nullptr, &fn);
-  napi_set_named_property(env, exports, "scanCapture", fn);
-  napi_create_function(env, "skipContainer", NAPI_AUTO_LENGTH, SkipContainer, nullptr, &fn);
-  napi_set_named_property(env, exports, "skipContainer", fn);
-  napi_create_function(env, "shallowConfig", NAPI_AUTO_LENGTH, ShallowConfigure, nullptr, &fn);
-  napi_set_named_property(env, exports, "shallowConfig", fn);
-  napi_create_function(env, "scanShallow", NAPI_AUTO_LENGTH, ScanShallow, nullptr, &fn);
-  napi_set_named_property(env, exports, "scanShallow", fn);
-  napi_create_function(env, "readCaptureFile", NAPI_AUTO_LENGTH, ReadCaptureFile, nullptr, &fn);
-  napi_set_named_property(env, exports, "readCaptureFile", fn);
-  napi_create_function(env, "takeCalls", NAPI_AUTO_LENGTH, TakeCalls, nullptr, &fn);
-  napi_set_named_property(env, exports, "takeCalls", fn);
-  napi_create_function(env, "dropCalls", NAPI_AUTO_LENGTH, DropCalls, nullptr, &fn);
-  napi_set_named_property(env, exports, "dropCalls", fn);
-  napi_value columns;
-  napi_create_array_with_length(env, CALL_COLUMN_COUNT, &columns);
-  for (uint32_t k = 0; k < CALL_COLUMN_COUNT; k++) {
-    napi_create_string_utf8(env, COLUMN_NAME[k], NAPI_AUTO_LENGTH, &name);
-    napi_set_element(env, columns, k, name);
+  const struct {
+    const char* name;
+    napi_callback fn;
+  } functions[] = {
+      {"setOutput", SetOutput},           {"scanCapture", ScanCapture},   {"skipContainer", SkipContainer},
+      {"shallowConfig", ShallowConfigure}, {"scanShallow", ScanShallow},   {"readCaptureFile", ReadCaptureFile},
+      {"takeCalls", TakeCalls},           {"dropCalls", DropCalls},
+  };
+  for (const auto& f : functions) {
+    napi_value fn;
+    napi_create_function(env, f.name, NAPI_AUTO_LENGTH, f.fn, nullptr, &fn);
+    napi_set_named_property(env, exports, f.name, fn);
   }
-  napi_set_named_property(env, exports, "callColumns", columns);
+  exportNames(env, exports, "slotNames", SLOT_NAMES, SLOTS);
+  exportNames(env, exports, "callColumns", COLUMN_NAME, CALL_COLUMN_COUNT);
   napi_value metaCount;
   napi_create_uint32(env, META_COUNT, &metaCount);
   napi_set_named_property(env, exports, "metaCount", metaCount);
-  napi_create_array_with_length(env, SLOTS, &slotNames);
-  for (uint32_t k = 0; k < SLOTS; k++) {
-    napi_create_string_utf8(env, SLOT_NAMES[k], NAPI_AUTO_LENGTH, &name);
-    napi_set_element(env, slotNames, k, name);
-  }
-  napi_set_named_property(env, exports, "slotNames", slotNames);
   // Bumped with every change of the exports or of what they answer (lib/index/scan/addon.ts: NATIVE_VERSION).
   napi_value version;
   napi_create_uint32(env, 3, &version);

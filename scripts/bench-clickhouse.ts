@@ -138,18 +138,17 @@ function tableRows(r: Record<string, any>): TargetRow[] {
     // The medians of every ingest of each backend (reports before --ingests have the first only).
     type Ingest = { ingest_s: number; calls_per_s: number; ingest_cpu?: { process_s: number; threads: Record<string, number> } };
     const all = (backend: string, first: Ingest): Ingest[] => r.ingests?.[backend] ?? [first];
-    const middle = (xs: Ingest[]) => atMedian(xs);
     const list = (xs: Ingest[]) => xs.map((x) => Math.round(x.calls_per_s)).join(', ');
     const ch = all('clickhouse', c);
     const sq = s ? all('sqlite', s) : [];
-    const m = middle(ch);
+    const m = atMedian(ch);
     const of = (xs: Ingest[]) => (xs.length > 1 ? `median of ${xs.length} (${list(xs)}) ` : '');
     const ratios = sq.length === ch.length && ch.length > 1 ? `; ClickHouse / SQLite per pair ${ch.map((x, k) => round(x.calls_per_s / sq[k].calls_per_s, 2)).join(', ')}` : '';
     rows.push({
       id: 'C1 ingest',
       target: '>= 100k calls/s per worker',
       result: verdict(m.calls_per_s >= 100_000),
-      figure: `${of(ch)}${Math.round(m.calls_per_s)} calls/s (${c.calls} calls from files in ${m.ingest_s} s${busy(m)}, one worker scanning)${sq.length ? `; the SQLite index alone ${of(sq)}${Math.round(middle(sq).calls_per_s)} calls/s${busy(middle(sq))}` : ''}${ratios}${readBefore(r)}`,
+      figure: `${of(ch)}${Math.round(m.calls_per_s)} calls/s (${c.calls} calls from files in ${m.ingest_s} s${busy(m)}, one worker scanning)${sq.length ? `; the SQLite index alone ${of(sq)}${Math.round(atMedian(sq).calls_per_s)} calls/s${busy(atMedian(sq))}` : ''}${ratios}${readBefore(r)}`,
     });
   }
   const b = r.budget;

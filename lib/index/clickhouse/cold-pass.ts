@@ -92,7 +92,6 @@ interface LineFile {
   row: Row;
   offset: number;
   nextLine: number;
-  slices: number;
 }
 
 /**
@@ -152,11 +151,10 @@ async function streamRun(
   for (const [file, kind] of [[run.rolloutsFile, 'rollouts'], [run.failuresFile, 'failures']] as const) {
     const st = file ? lstatSync(file, { throwIfNoEntry: false }) : undefined;
     if (!file || !st) continue;
-    const lines: LineFile = { file, kind, st, row: rows.file(file, kind, null), offset: 0, nextLine: 1, slices: 0 };
+    const lines: LineFile = { file, kind, st, row: rows.file(file, kind, null), offset: 0, nextLine: 1 };
     stats.filesRead++;
     lineFiles.push(lines);
     for (let from = 0; from < st.size; from += sliceBytes) slices.push({ kind: 'slice', lines, from });
-    lines.slices = Math.ceil(st.size / sliceBytes);
   }
   const message = (job: ColdJob): WorkerJob =>
     job.kind === 'slice'
@@ -177,9 +175,9 @@ async function streamRun(
     if (inFlight.length > WRITES_IN_FLIGHT) await inFlight.shift();
   };
 
-  // Capture files wait here until a job's worth has come (their rollouts' rows are made), in line order.
+  // Capture files wait here until a job's worth has come (their rollouts' rows are made), in line order. A capture
+  // file is a line's once a line took its id (ColdRows.taken): a key is never taken twice.
   const waiting: string[] = [];
-  const scheduled = new Set<string>();
   const jobs = new OrderedJobs<ColdJob>(pool, slices.slice(0, SLICES_AHEAD), message, JOBS_PER_WORKER);
   let nextSlice = Math.min(SLICES_AHEAD, slices.length);
   let slicesRead = 0;
@@ -188,7 +186,7 @@ async function streamRun(
   };
   // After the last slice: the capture files no line names, as ingest reads them (after every named one, in dir order).
   const afterLines = () => {
-    for (const id of captured) if (!scheduled.has(id)) waiting.push(id);
+    for (const id of captured) if (!rows.taken(id)) waiting.push(id);
     captureJobs(true);
   };
   if (!slices.length) afterLines();
@@ -207,11 +205,9 @@ async function streamRun(
         for (const row of rows.lines(lf.row, lf.kind, read.lines)) {
           note(rows.pkOf(row));
           const key = row[rows.keyAt] as string;
-          if (captured.has(key) && !scheduled.has(key)) {
-            scheduled.add(key);
-            waiting.push(key);
-          } else {
-            rows.settle(row, markers.has(key) && !captured.has(key));
+          if (captured.has(key)) waiting.push(key);
+          else {
+            rows.settle(row, markers.has(key));
             batch.rollouts.push(row);
           }
         }

@@ -23,7 +23,7 @@ const enum M {
 }
 const META_COUNT = M.COMPLETED + 1;
 
-let meta = new Float64Array(META_COUNT);
+const meta = new Float64Array(META_COUNT);
 let checkedFor: NativeAddon | null = null;
 let usable = false;
 
@@ -36,7 +36,6 @@ function reader(): NativeAddon | null {
     checkedFor = a;
     const columns = Array.isArray(a.callColumns) ? a.callColumns : [];
     usable = typeof a.readCaptureFile === 'function' && a.metaCount === META_COUNT && columns.length === EXPECTED.length && EXPECTED.every((c, k) => columns[k] === c);
-    meta = new Float64Array(Math.max(META_COUNT, a.metaCount || 0));
   }
   return usable ? a : null;
 }

@@ -277,15 +277,15 @@ export class OrderedJobs<J> {
     return this.takeReady();
   }
 
-  /**
-   * Results in order, in groups: what arrived within about `periodMs` (at most `maxJobs`), so that the caller
-   * writes each group in one transaction (fewer, larger commits).
-   */
   /** Results held at most: the live workers' jobs in flight, and as many again. */
   private get maxHeld(): number {
     return 2 * Math.max(1, this.pool.size) * this.perWorker;
   }
 
+  /**
+   * Results in order, in groups: what arrived within about `periodMs` (at most `maxJobs`), so that the caller
+   * writes each group in one transaction (fewer, larger commits).
+   */
   async *groups(periodMs: number, maxJobs = this.pool.window): AsyncGenerator<{ job: J; result: JobResult | null }[]> {
     let since = performance.now();
     let held: { job: J; result: JobResult | null }[] = [];
